@@ -1,0 +1,40 @@
+/*
+ * file.h — whole-file reading, atomic writing and path joining.
+ *
+ * Guarantees: sc_file_write_atomic never leaves a half-written file at the
+ * destination or a temporary file beside it: it writes "<dir>/.<name>.tmp-XXXXXX"
+ * with O_EXCL, fsyncs it, sets the exact mode (independent of umask), renames
+ * it over the destination and fsyncs the directory.
+ */
+#ifndef SCROLLCASE_FILE_H
+#define SCROLLCASE_FILE_H
+
+#include <stddef.h>
+
+#include "scrollcase/error.h"
+
+/* Largest file sc_file_read accepts (documents and scrolls are small). */
+#define SC_FILE_READ_MAX ((size_t)64 * 1024 * 1024)
+
+/*
+ * Read all of path into a NUL-terminated buffer (caller frees).
+ * A missing file is SC_E_IO with err->path = path and the errno text;
+ * *missing (if not NULL) is set to 1 when the file does not exist.
+ */
+sc_code sc_file_read(const char *path, char **bytes, size_t *len,
+                     int *missing, sc_error *err);
+
+/* Write len bytes to path atomically with permission bits mode. */
+sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
+                             unsigned mode, sc_error *err);
+
+/* "a" + "/" + "b" (b may be absolute: then a copy of b).  NULL on OOM. */
+char *sc_path_join(const char *a, const char *b);
+
+/* 1 if path is an existing directory (following links), else 0. */
+int sc_is_dir(const char *path);
+
+/* 1 if path is an existing regular file (following links), else 0. */
+int sc_is_file(const char *path);
+
+#endif

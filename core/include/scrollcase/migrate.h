@@ -1,0 +1,45 @@
+/*
+ * migrate.h — rewriting schema-v2 scrolls as schema v3.
+ *
+ * Guarantees (docs/format-v3.md, "Migration"): a v2 scroll becomes the v3
+ * scroll with the same meaning — schemaVersion 3 and the v3 $schema, every
+ * other member and its order kept — or nothing is written at all.  When the
+ * scroll has a base, the base and every target scroll of the box that
+ * extends it are migrated together, since a base is shared.  Each result is
+ * validated as v3 before anything is written; a scroll whose meaning v3
+ * cannot keep (v3 refuses it) is migrate-refused naming the reason.  Files
+ * are replaced atomically one by one (temporary name, rename): an
+ * interrupted migration leaves every file either v2 or v3, and running it
+ * again completes it.
+ */
+#ifndef SCROLLCASE_MIGRATE_H
+#define SCROLLCASE_MIGRATE_H
+
+#include <stddef.h>
+
+#include "scrollcase/error.h"
+#include "scrollcase/json.h"
+
+/*
+ * Migrate one document in memory: a v2 scroll (fragment or base) → its v3
+ * form (a new tree).  v3 already → a copy and *changed = 0.  A v1 document
+ * or another version → migrate-refused.  This does not validate the whole
+ * scroll; sc_migrate_box does.
+ */
+sc_code sc_migrate_document(const sc_json *doc, const char *name,
+                            sc_json **out, int *changed, sc_error *err);
+
+typedef struct sc_migrate_result {
+    char **written; /* paths relative to the scrolls directory, in write order */
+    size_t count;
+} sc_migrate_result;
+
+/*
+ * Migrate by reference ("<box>/<target>" or "<box>") in a scrolls directory.
+ * dry_run: validate only, write nothing (result lists what would be written).
+ */
+sc_code sc_migrate_ref(const char *scrolls_dir, const char *ref, int dry_run,
+                       sc_migrate_result *out, sc_error *err);
+void sc_migrate_result_free(sc_migrate_result *r);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * migrate.c — schema-v2 scrolls to v3 (docs/format-v3.md §7).
+ *
+ * Guarantees: nothing is written unless every scroll of the migration passes
+ * v3 validation; each file is replaced atomically; members keep their order.
+ */
+#include "scrollcase/migrate.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scrollcase/file.h"
+#include "scrollcase/scroll.h"
+
+#define V2_SCHEMA_ID "https://scrollcase.dev/schema/v2/scroll.schema.json"
+
+sc_code sc_migrate_document(const sc_json *doc, const char *name,
+                            sc_json **out, int *changed, sc_error *err)
+{
+    *out = NULL;
+    *changed = 0;
+    if (!sc_json_is(doc, SC_JSON_OBJECT))
+        return sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                            "%s: a scroll must be a JSON object", name);
+    const sc_json *v = sc_json_get(doc, "schemaVersion");
+    uint64_t n = 0;
+    int version = 0; /* 0: none declared */
+    if (v != NULL) {
+        if (!sc_json_uint53(v, &n) || (n != 1 && n != 2 && n != 3))
+            return sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                                "%s: schemaVersion is neither 2 nor 3; only v2 "
+                                "scrolls can be migrated", name);
+        version = (int)n;
+    }
+    if (version == 1)
+        return sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                            "%s: a v1 scroll cannot be migrated; v1 vocabulary "
+                            "and layout are gone — write the scroll anew", name);
+    sc_json *cp = sc_json_copy(doc);
+    if (cp == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    if (version == 2) {
+        const sc_json *schema = sc_json_get(cp, "$schema");
+        if (sc_json_object_set(cp, "schemaVersion", sc_json_new_number(3)) != 0 ||
+            (schema != NULL && sc_json_cstr(schema) != NULL &&
+             strcmp(schema->string, V2_SCHEMA_ID) == 0 &&
+             sc_json_object_set(cp, "$schema", sc_json_new_string(SC_SCROLL_SCHEMA_ID)) != 0)) {
+            sc_json_free(cp);
+            return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        }
+        *changed = 1;
+    }
+    *out = cp;
+    return SC_OK;
+}
+
+void sc_migrate_result_free(sc_migrate_result *r)
+{
+    if (r == NULL)
+        return;
+    for (size_t i = 0; i < r->count; i++)
+        free(r->written[i]);
+    free(r->written);
+    r->written = NULL;
+    r->count = 0;
+}
+
+/* One file of a migration. */
+typedef struct doc {
+    char *rel;    /* relative to the scrolls dir */
+    char *path;   /* full path */
+    char *target; /* target dir name; NULL for the base */
+    sc_json *migrated;
+    char *text;   /* migrated text */
+    size_t len;
+    int changed;
+} doc;
+
+static void doc_free(doc *d)
+{
+    free(d->rel);
+    free(d->path);
+    free(d->target);
+    sc_json_free(d->migrated);
+    free(d->text);
+}
+
+static sc_code load_doc(const char *scrolls_dir, const char *box,
+                        const char *target, doc *d, int *extends, sc_error *err)
+{
+    memset(d, 0, sizeof *d);
+    size_t n = strlen(box) + (target ? strlen(target) : 0) + 16;
+    d->rel = malloc(n);
+    if (d->rel == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    if (target)
+        snprintf(d->rel, n, "%s/%s/scroll.json", box, target);
+    else
+        snprintf(d->rel, n, "%s/scroll.json", box);
+    d->path = sc_path_join(scrolls_dir, d->rel);
+    d->target = target ? strdup(target) : NULL;
+    if (d->path == NULL || (target && d->target == NULL))
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    sc_json *parsed = NULL;
+    sc_code rc = sc_json_parse_file(d->path, &parsed, err);
+    if (rc != SC_OK)
+        return rc;
+    if (extends)
+        *extends = sc_json_is(parsed, SC_JSON_OBJECT) && sc_json_get(parsed, "extends");
+    rc = sc_migrate_document(parsed, d->path, &d->migrated, &d->changed, err);
+    sc_json_free(parsed);
+    if (rc != SC_OK)
+        return rc;
+    return sc_json_write(d->migrated, &d->text, &d->len, err);
+}
+
+sc_code sc_migrate_ref(const char *scrolls_dir, const char *ref, int dry_run,
+                       sc_migrate_result *out, sc_error *err)
+{
+    out->written = NULL;
+    out->count = 0;
+    sc_error_clear(err);
+    sc_scroll_ref_list refs = {NULL, 0};
+    sc_code rc = sc_scroll_list_refs(scrolls_dir, ref, &refs, err);
+    if (rc != SC_OK)
+        return rc;
+    const char *slash = strchr(ref, '/');
+    char *box = strndup(ref, slash ? (size_t)(slash - ref) : strlen(ref));
+    doc *docs = calloc(refs.count + 1, sizeof *docs);
+    size_t ndocs = 0;
+    if (box == NULL || docs == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    /* Does the named scroll (or any scroll of the box) extend the base? */
+    int any_extends = 0;
+    for (size_t i = 0; i < refs.count && rc == SC_OK; i++) {
+        int ext = 0;
+        rc = load_doc(scrolls_dir, box, strchr(refs.refs[i], '/') + 1,
+                      &docs[ndocs++], &ext, err);
+        any_extends |= ext;
+    }
+    if (rc == SC_OK && any_extends) {
+        /* The base is shared: take it and every sibling that extends it. */
+        sc_scroll_ref_list all = {NULL, 0};
+        rc = sc_scroll_list_refs(scrolls_dir, box, &all, err);
+        if (rc == SC_OK) {
+            doc *grown = realloc(docs, (all.count + 1) * sizeof *docs);
+            if (grown == NULL) {
+                rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            } else {
+                docs = grown;
+                for (size_t i = 0; i < ndocs; i++)
+                    doc_free(&docs[i]);
+                ndocs = 0;
+                rc = load_doc(scrolls_dir, box, NULL, &docs[ndocs++], NULL, err);
+                for (size_t i = 0; i < all.count && rc == SC_OK; i++) {
+                    int ext = 0;
+                    doc d;
+                    rc = load_doc(scrolls_dir, box, strchr(all.refs[i], '/') + 1,
+                                  &d, &ext, err);
+                    if (rc == SC_OK && ext)
+                        docs[ndocs++] = d;
+                    else
+                        doc_free(&d);
+                }
+            }
+        }
+        sc_scroll_ref_list_free(&all);
+    }
+    if (rc != SC_OK)
+        goto done;
+
+    int changed = 0;
+    for (size_t i = 0; i < ndocs; i++)
+        changed |= docs[i].changed;
+    if (!changed)
+        goto done;
+
+    /* Validate every migrated target scroll as v3 before writing anything. */
+    const doc *base = any_extends ? &docs[0] : NULL;
+    for (size_t i = 0; i < ndocs && rc == SC_OK; i++) {
+        if (docs[i].target == NULL)
+            continue;
+        sc_scroll_source fs = {docs[i].text, docs[i].len, docs[i].path};
+        sc_scroll_source bs = {base ? base->text : NULL, base ? base->len : 0,
+                               base ? base->path : NULL};
+        sc_scroll *s = NULL;
+        sc_error why;
+        if (sc_scroll_resolve(&fs, &bs, box, docs[i].target, &s, &why) != SC_OK)
+            rc = sc_error_set(err, SC_E_MIGRATE_REFUSED, docs[i].path,
+                              "%s cannot be migrated faithfully: as v3 it is "
+                              "refused with %s (%s)", docs[i].rel,
+                              sc_code_name(why.code), why.message);
+        sc_scroll_free(s);
+    }
+    if (rc != SC_OK)
+        goto done;
+
+    out->written = calloc(ndocs, sizeof *out->written);
+    if (out->written == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < ndocs && rc == SC_OK; i++) {
+        if (!docs[i].changed)
+            continue;
+        if (!dry_run)
+            rc = sc_file_write_atomic(docs[i].path, docs[i].text, docs[i].len,
+                                      0644, err);
+        if (rc == SC_OK) {
+            out->written[out->count] = strdup(docs[i].rel);
+            if (out->written[out->count] == NULL)
+                rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            else
+                out->count++;
+        }
+    }
+done:
+    if (rc != SC_OK)
+        sc_migrate_result_free(out);
+    for (size_t i = 0; i < ndocs; i++)
+        doc_free(&docs[i]);
+    free(docs);
+    free(box);
+    sc_scroll_ref_list_free(&refs);
+    return rc;
+}

@@ -1,0 +1,148 @@
+/*
+ * harness.c — the unit-test driver.
+ *
+ *   unit_tests                      run every test
+ *   unit_tests --list               print "suite/test" per line
+ *   unit_tests --run SUITE/TEST     run one test
+ *   unit_tests --ctest-script FILE  write add_test() lines, one per test
+ *
+ * The exit status is 1 when any assertion failed (CUnit's own run functions
+ * return a framework status, not the failure count, so we read the count).
+ */
+#define _XOPEN_SOURCE 700
+#include "harness.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void register_all(void)
+{
+    register_error_tests();
+    register_json_tests();
+    register_path_tests();
+    register_target_tests();
+    register_scroll_tests();
+    register_migrate_tests();
+}
+
+char *sc_test_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    if (base == NULL || base[0] == '\0')
+        base = "/tmp";
+    size_t n = strlen(base) + 32;
+    char *p = malloc(n);
+    if (p == NULL)
+        return NULL;
+    snprintf(p, n, "%s/sc-test-XXXXXX", base);
+    if (mkdtemp(p) == NULL) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+                  struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void sc_test_rmtree(const char *path)
+{
+    if (path != NULL)
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void sc_test_write(const char *dir, const char *rel, const char *text)
+{
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char *p = malloc(n);
+    if (p == NULL)
+        return;
+    snprintf(p, n, "%s/%s", dir, rel);
+    for (char *s = p + strlen(dir) + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    }
+    FILE *f = fopen(p, "wb");
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+    free(p);
+}
+
+static int write_ctest_script(const char *self, const char *out)
+{
+    FILE *f = fopen(out, "w");
+    if (f == NULL) {
+        perror(out);
+        return 2;
+    }
+    for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+        for (CU_pTest t = s->pTest; t; t = t->pNext) {
+            fprintf(f, "add_test(\"unit/%s/%s\" \"%s\" --run \"%s/%s\")\n",
+                    s->pName, t->pName, self, s->pName, t->pName);
+            fprintf(f, "set_tests_properties(\"unit/%s/%s\" PROPERTIES LABELS unit)\n",
+                    s->pName, t->pName);
+        }
+    fclose(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    register_all();
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    int rc = 0;
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+            for (CU_pTest t = s->pTest; t; t = t->pNext)
+                printf("%s/%s\n", s->pName, t->pName);
+    } else if (argc == 3 && strcmp(argv[1], "--ctest-script") == 0) {
+        rc = write_ctest_script(argv[0], argv[2]);
+    } else if (argc == 3 && strcmp(argv[1], "--run") == 0) {
+        char *name = strdup(argv[2]);
+        char *slash = name ? strchr(name, '/') : NULL;
+        if (slash == NULL) {
+            fprintf(stderr, "unit_tests: --run wants SUITE/TEST\n");
+            free(name);
+            CU_cleanup_registry();
+            return 2;
+        }
+        *slash = '\0';
+        CU_pSuite s = CU_get_suite(name);
+        CU_pTest t = s ? CU_get_test(s, slash + 1) : NULL;
+        if (t == NULL) {
+            fprintf(stderr, "unit_tests: no test %s\n", argv[2]);
+            rc = 2;
+        } else {
+            CU_basic_run_test(s, t);
+            rc = CU_get_number_of_failures() > 0 || CU_get_number_of_tests_failed() > 0;
+        }
+        free(name);
+    } else if (argc == 1) {
+        CU_basic_run_tests();
+        rc = CU_get_number_of_failures() > 0 || CU_get_number_of_tests_failed() > 0;
+    } else {
+        fprintf(stderr, "usage: unit_tests [--list | --run SUITE/TEST | --ctest-script FILE]\n");
+        rc = 2;
+    }
+    CU_cleanup_registry();
+    return rc;
+}

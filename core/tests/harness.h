@@ -1,0 +1,32 @@
+/*
+ * harness.h — what every unit-test file shares.
+ *
+ * Each test file defines one register function that adds a CUnit suite;
+ * harness.c lists them.  Tests name the rule they check.
+ */
+#ifndef SC_TEST_HARNESS_H
+#define SC_TEST_HARNESS_H
+
+#include <CUnit/CUnit.h>
+
+void register_error_tests(void);
+void register_json_tests(void);
+void register_path_tests(void);
+void register_target_tests(void);
+void register_scroll_tests(void);
+void register_migrate_tests(void);
+
+/* A fresh empty directory under $TMPDIR for one test (caller frees). */
+char *sc_test_tmpdir(void);
+/* rm -rf path (test helper only). */
+void sc_test_rmtree(const char *path);
+/* Write a NUL-terminated string to dir/rel, creating parent directories. */
+void sc_test_write(const char *dir, const char *rel, const char *text);
+
+#define SC_ADD_TEST(suite, fn)                                              \
+    do {                                                                    \
+        if (CU_add_test((suite), #fn, (fn)) == NULL)                        \
+            CU_FAIL_FATAL("CU_add_test failed");                            \
+    } while (0)
+
+#endif
