@@ -143,29 +143,32 @@ sc_code sc_migrate_ref(const char *scrolls_dir, const char *ref, int dry_run,
         any_extends |= ext;
     }
     if (rc == SC_OK && any_extends) {
-        /* The base is shared: take it and every sibling that extends it. */
+        /*
+         * The base is shared: migrate it first, then, in byte order, every
+         * target of the box that was named or that extends the base.
+         */
         sc_scroll_ref_list all = {NULL, 0};
         rc = sc_scroll_list_refs(scrolls_dir, box, &all, err);
+        doc *grown = rc == SC_OK ? realloc(docs, (all.count + 1) * sizeof *docs) : NULL;
+        if (rc == SC_OK && grown == NULL)
+            rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
         if (rc == SC_OK) {
-            doc *grown = realloc(docs, (all.count + 1) * sizeof *docs);
-            if (grown == NULL) {
-                rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-            } else {
-                docs = grown;
-                for (size_t i = 0; i < ndocs; i++)
-                    doc_free(&docs[i]);
-                ndocs = 0;
-                rc = load_doc(scrolls_dir, box, NULL, &docs[ndocs++], NULL, err);
-                for (size_t i = 0; i < all.count && rc == SC_OK; i++) {
-                    int ext = 0;
-                    doc d;
-                    rc = load_doc(scrolls_dir, box, strchr(all.refs[i], '/') + 1,
-                                  &d, &ext, err);
-                    if (rc == SC_OK && ext)
-                        docs[ndocs++] = d;
-                    else
-                        doc_free(&d);
-                }
+            docs = grown;
+            for (size_t i = 0; i < ndocs; i++)
+                doc_free(&docs[i]);
+            ndocs = 0;
+            rc = load_doc(scrolls_dir, box, NULL, &docs[ndocs++], NULL, err);
+            for (size_t i = 0; i < all.count && rc == SC_OK; i++) {
+                int ext = 0, named = 0;
+                for (size_t k = 0; k < refs.count; k++)
+                    named |= strcmp(refs.refs[k], all.refs[i]) == 0;
+                doc d;
+                rc = load_doc(scrolls_dir, box, strchr(all.refs[i], '/') + 1, &d,
+                              &ext, err);
+                if (rc == SC_OK && (ext || named))
+                    docs[ndocs++] = d;
+                else
+                    doc_free(&d);
             }
         }
         sc_scroll_ref_list_free(&all);

@@ -1194,6 +1194,9 @@ static int segment_ok(const char *s, size_t n)
 {
     if (n == 0 || s[0] == '.')
         return 0;
+    if (n >= 2 && s[1] == ':' &&
+        ((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+        return 0; /* a drive prefix */
     for (size_t i = 0; i < n; i++)
         if (s[i] == '\\' || s[i] == '\0' || s[i] == '/')
             return 0;

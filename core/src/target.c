@@ -146,6 +146,7 @@ sc_code sc_target_from_json(const sc_json *v, const char *field, sc_target *out,
             return sc_error_set(err, SC_E_INVALID_TARGET, field,
                                 "%s.%s is not allowed", field, m->key);
     const char *s[4] = {NULL, NULL, NULL, NULL};
+    size_t len[4] = {0, 0, 0, 0};
     for (int i = 0; i < 4; i++) {
         const sc_json *m = sc_json_get(v, keys[i]);
         if (m == NULL) {
@@ -154,15 +155,17 @@ sc_code sc_target_from_json(const sc_json *v, const char *field, sc_target *out,
                                     "%s.%s is required", field, keys[i]);
             continue;
         }
-        s[i] = sc_json_cstr(m);
-        if (s[i] == NULL)
+        if (!sc_json_is(m, SC_JSON_STRING))
             return sc_error_set(err, SC_E_INVALID_TARGET, field,
                                 "%s.%s must be a string, received %s", field,
                                 keys[i], sc_json_type_name(m));
+        s[i] = m->string;
+        len[i] = m->length;
     }
-    int p = lookup(platform_names, 3, s[0]);
-    int a = lookup(arch_names, 2, s[1]);
-    int acc = lookup(accel_names, 3, s[2]);
+    /* A name with an embedded NUL is no name of the matrix. */
+    int p = strlen(s[0]) == len[0] ? lookup(platform_names, 3, s[0]) : -1;
+    int a = strlen(s[1]) == len[1] ? lookup(arch_names, 2, s[1]) : -1;
+    int acc = strlen(s[2]) == len[2] ? lookup(accel_names, 3, s[2]) : -1;
     if (p < 0 || a < 0 || acc < 0)
         return unsupported(err, field, s[0], s[1], s[2]);
     memset(out, 0, sizeof *out);
@@ -177,10 +180,10 @@ sc_code sc_target_from_json(const sc_json *v, const char *field, sc_target *out,
         return sc_error_set(err, SC_E_INVALID_TARGET, field,
                             "%s: only CUDA box targets may declare a cudaVersion",
                             field);
-    if (s[3] != NULL && strlen(s[3]) < sizeof out->cuda_version)
+    if (s[3] != NULL && len[3] < sizeof out->cuda_version && strlen(s[3]) == len[3])
         memcpy(out->cuda_version, s[3], strlen(s[3]) + 1);
     else if (s[3] != NULL)
-        memcpy(out->cuda_version, "x", 2); /* too long: fails the rule below */
+        memcpy(out->cuda_version, "x", 2); /* too long or NUL: fails the rule below */
     return sc_target_check(out, field, err);
 }
 
