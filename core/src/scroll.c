@@ -1427,6 +1427,12 @@ sc_code sc_scroll_load(const char *scrolls_dir, const char *ref,
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
         goto done;
     }
+    if (!sc_is_file(fpath)) {
+        /* missing, or a path through something that is not a directory */
+        rc = sc_error_set(err, SC_E_SCROLL_NOT_FOUND, fpath,
+                          "scroll not found: %s (no file %s)", ref, fpath);
+        goto done;
+    }
     rc = sc_file_read(fpath, &fbytes, &flen, &missing, err);
     if (rc != SC_OK) {
         if (missing)
