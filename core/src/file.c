@@ -1,0 +1,301 @@
+/*
+ * file.c — whole-file reading, atomic writing and path joining.
+ *
+ * Guarantees: sc_file_write_atomic writes "<dir>/.<name>.tmp-XXXXXX" (created
+ * with O_CREAT|O_EXCL), fsyncs it, sets the exact mode with fchmod (so the
+ * umask does not matter), renames it over the destination and fsyncs the
+ * directory.  Before the rename any failure removes the temporary file and
+ * leaves the destination as it was.
+ */
+#include "scrollcase/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef O_DIRECTORY
+#define O_DIRECTORY 0
+#endif
+
+sc_code sc_file_read(const char *path, char **bytes, size_t *len,
+                     int *missing, sc_error *err)
+{
+    if (missing != NULL)
+        *missing = 0;
+    if (bytes != NULL)
+        *bytes = NULL;
+    if (len != NULL)
+        *len = 0;
+    if (path == NULL || bytes == NULL)
+        return sc_error_set(err, SC_E_USAGE, path, "sc_file_read: no path or no output");
+
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int e = errno;
+        /* ENOTDIR: a leading component is a file, so this path names
+         * nothing ("a/scroll.json/x") — as missing as ENOENT. */
+        if ((e == ENOENT || e == ENOTDIR) && missing != NULL)
+            *missing = 1;
+        return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path,
+                            strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return sc_error_set(err, SC_E_IO, path, "cannot stat %s: %s", path,
+                            strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return sc_error_set(err, SC_E_IO, path, "cannot read %s: %s", path,
+                            strerror(EISDIR));
+    }
+
+    /* Start from the size fstat reports but do not trust it (pipes, /proc,
+     * a file that grows while we read). */
+    size_t cap = 4096;
+    if (S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uintmax_t)st.st_size < (uintmax_t)SC_FILE_READ_MAX)
+        cap = (size_t)st.st_size + 2; /* +1 to see EOF, +1 for NUL */
+    char *buf = malloc(cap);
+    if (buf == NULL) {
+        close(fd);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, path,
+                            "out of memory reading %s", path);
+    }
+    size_t used = 0;
+    for (;;) {
+        if (used + 1 >= cap) {
+            if (cap > SC_FILE_READ_MAX) {
+                free(buf);
+                close(fd);
+                return sc_error_set(err, SC_E_IO, path,
+                                    "cannot read %s: larger than %zu bytes",
+                                    path, (size_t)SC_FILE_READ_MAX);
+            }
+            size_t ncap = cap * 2;
+            if (ncap > SC_FILE_READ_MAX + 2)
+                ncap = SC_FILE_READ_MAX + 2;
+            char *nb = realloc(buf, ncap);
+            if (nb == NULL) {
+                free(buf);
+                close(fd);
+                return sc_error_set(err, SC_E_OUT_OF_MEMORY, path,
+                                    "out of memory reading %s", path);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, buf + used, cap - 1 - used);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            return sc_error_set(err, SC_E_IO, path, "cannot read %s: %s",
+                                path, strerror(e));
+        }
+        if (r == 0)
+            break;
+        used += (size_t)r;
+        if (used > SC_FILE_READ_MAX) {
+            free(buf);
+            close(fd);
+            return sc_error_set(err, SC_E_IO, path,
+                                "cannot read %s: larger than %zu bytes", path,
+                                (size_t)SC_FILE_READ_MAX);
+        }
+    }
+    close(fd);
+    buf[used] = '\0';
+    *bytes = buf;
+    if (len != NULL)
+        *len = used;
+    sc_error_clear(err);
+    return SC_OK;
+}
+
+/* Six characters for a temporary name, from the clock, the pid, a stack
+ * address and the attempt number (O_EXCL makes any clash harmless). */
+static void temp_suffix(char out[7], unsigned attempt)
+{
+    static const char alphabet[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
+                 ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&ts ^
+                 ((uint64_t)attempt * 0x9E3779B97F4A7C15u);
+    /* splitmix64 finaliser */
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9u;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBu;
+    x ^= x >> 31;
+    for (int i = 0; i < 6; i++) {
+        out[i] = alphabet[x % 62];
+        x /= 62;
+    }
+    out[6] = '\0';
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += (size_t)w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
+                             unsigned mode, sc_error *err)
+{
+    if (path == NULL || (bytes == NULL && len > 0))
+        return sc_error_set(err, SC_E_USAGE, path,
+                            "sc_file_write_atomic: no path or no bytes");
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (name[0] == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return sc_error_set(err, SC_E_IO, path,
+                            "cannot write %s: not a file name", path);
+
+    /* dir: everything before the last '/' ("/" for "/x", "." for "x"). */
+    size_t dir_len = slash ? (size_t)(slash - path) : 1;
+    char *dir = malloc(dir_len + 2);
+    /* "<dir>/.<name>.tmp-XXXXXX" */
+    size_t tmp_size = strlen(path) + 16;
+    char *tmp = malloc(tmp_size);
+    if (dir == NULL || tmp == NULL) {
+        free(dir);
+        free(tmp);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, path,
+                            "out of memory writing %s", path);
+    }
+    if (slash == NULL) {
+        strcpy(dir, ".");
+    } else if (dir_len == 0) {
+        strcpy(dir, "/");
+    } else {
+        memcpy(dir, path, dir_len);
+        dir[dir_len] = '\0';
+    }
+
+    int fd = -1;
+    for (unsigned attempt = 0; attempt < 100; attempt++) {
+        char suffix[7];
+        temp_suffix(suffix, attempt);
+        snprintf(tmp, tmp_size, "%.*s.%s.tmp-%s", (int)(name - path), path,
+                 name, suffix);
+        fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd >= 0 || (errno != EEXIST && errno != EINTR))
+            break;
+    }
+    if (fd < 0) {
+        int e = errno;
+        sc_code rc = sc_error_set(err, SC_E_IO, path,
+                                  "cannot create a temporary file beside %s: %s",
+                                  path, strerror(e));
+        free(dir);
+        free(tmp);
+        return rc;
+    }
+
+    const char *step = NULL;
+    if (write_all(fd, bytes, len) != 0)
+        step = "write";
+    else if (fsync(fd) != 0)
+        step = "fsync";
+    else if (fchmod(fd, (mode_t)(mode & 07777)) != 0)
+        step = "chmod";
+    int e = step ? errno : 0;
+    if (close(fd) != 0 && step == NULL) {
+        step = "close";
+        e = errno;
+    }
+    if (step == NULL && rename(tmp, path) != 0) {
+        step = "rename";
+        e = errno;
+    }
+    if (step != NULL) {
+        unlink(tmp);
+        sc_code rc = sc_error_set(err, SC_E_IO, path, "cannot write %s (%s): %s",
+                                  path, step, strerror(e));
+        free(dir);
+        free(tmp);
+        return rc;
+    }
+
+    /* The new name is in place; make the rename itself durable.  File
+     * systems that cannot fsync a directory say EINVAL/ENOTSUP: accept. */
+    sc_code rc = SC_OK;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        if (fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP &&
+            errno != EROFS)
+            rc = sc_error_set(err, SC_E_IO, path,
+                              "wrote %s but cannot fsync its directory: %s",
+                              path, strerror(errno));
+        close(dfd);
+    }
+    if (rc == SC_OK)
+        sc_error_clear(err);
+    free(dir);
+    free(tmp);
+    return rc;
+}
+
+char *sc_path_join(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return NULL;
+    size_t la = strlen(a), lb = strlen(b);
+    /* An absolute b, or nothing to join onto: a copy of b. */
+    if (b[0] == '/' || la == 0) {
+        char *r = malloc(lb + 1);
+        if (r != NULL)
+            memcpy(r, b, lb + 1);
+        return r;
+    }
+    int sep = a[la - 1] != '/';
+    char *r = malloc(la + (size_t)sep + lb + 1);
+    if (r == NULL)
+        return NULL;
+    memcpy(r, a, la);
+    if (sep)
+        r[la] = '/';
+    memcpy(r + la + (size_t)sep, b, lb + 1);
+    return r;
+}
+
+int sc_is_dir(const char *path)
+{
+    struct stat st;
+    return path != NULL && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int sc_is_file(const char *path)
+{
+    struct stat st;
+    return path != NULL && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
