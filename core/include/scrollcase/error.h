@@ -75,7 +75,13 @@
     X(SC_E_IO, "io-error")                                                   \
     X(SC_E_OUT_OF_MEMORY, "out-of-memory")                                   \
     X(SC_E_USAGE, "usage")                                                   \
-    X(SC_E_INTERNAL, "internal")
+    X(SC_E_INTERNAL, "internal")                                             \
+    /* signed documents (appended: codes are only ever appended) */          \
+    X(SC_E_INVALID_ENVELOPE, "invalid-envelope")                             \
+    X(SC_E_KEY_EXISTS, "key-exists")                                         \
+    X(SC_E_INVALID_KEY, "invalid-key")                                       \
+    X(SC_E_SIGNER_FAILED, "signer-failed")                                   \
+    X(SC_E_INVALID_INSTALL_ID, "invalid-install-id")
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,
