@@ -29,6 +29,12 @@ static void register_all(void)
     register_target_tests();
     register_scroll_tests();
     register_migrate_tests();
+    if (register_document_tests)
+        register_document_tests();
+    if (register_manifest_tests)
+        register_manifest_tests();
+    if (register_address_tests)
+        register_address_tests();
 }
 
 char *sc_test_tmpdir(void)

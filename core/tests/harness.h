@@ -15,6 +15,10 @@ void register_path_tests(void);
 void register_target_tests(void);
 void register_scroll_tests(void);
 void register_migrate_tests(void);
+/* Areas that may not be built yet: weak, registered when linked in. */
+void register_document_tests(void) __attribute__((weak));
+void register_manifest_tests(void) __attribute__((weak));
+void register_address_tests(void) __attribute__((weak));
 
 /* A fresh empty directory under $TMPDIR for one test (caller frees). */
 char *sc_test_tmpdir(void);
