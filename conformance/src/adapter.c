@@ -1,0 +1,546 @@
+/*
+ * adapter.c — scrollcase-adapter, the built-in adapter: the conformance
+ * protocol (conformance/README.md) spoken by the C reference library.
+ *
+ *   scrollcase-adapter --hello
+ *   scrollcase-adapter <operation> --case DIR [--work DIR]
+ *
+ * Exit status: 0 with the result on stdout; 1 with {"error": "<code>"} on
+ * stdout when the library rejected the input; 2 when the operation (or an
+ * argument of the case) is not supported; 3 when the adapter itself could
+ * not do its job (a malformed case.json, a missing input, an I/O failure
+ * outside the library, a library failure that is not a rejection).  The
+ * runner treats 3 like any crash.
+ *
+ * case.json and every input are read with the library's strict reader and
+ * checked before use: the adapter never trusts the corpus.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scrollcase/config.h"
+#include "scrollcase/error.h"
+#include "scrollcase/file.h"
+#include "scrollcase/json.h"
+#include "scrollcase/migrate.h"
+#include "scrollcase/path.h"
+#include "scrollcase/scroll.h"
+#include "scrollcase/target.h"
+#include "util.h"
+
+#ifdef SC_ADAPTER_MUTANT
+#include "mutation.h"
+#define ADAPTER_NAME "scrollcase-mutant-adapter"
+#else
+#define ADAPTER_NAME "scrollcase-adapter"
+#endif
+
+#ifndef SC_VERSION
+#define SC_VERSION "0.0.0"
+#endif
+
+#define EXIT_REJECTED 1
+#define EXIT_UNSUPPORTED 2
+#define EXIT_ADAPTER 3
+
+/* What an operation produced. */
+typedef struct result {
+    sc_code code;   /* SC_OK, or the library's rejection */
+    sc_error err;   /* its message */
+    sc_json *out;   /* the output on success */
+} result;
+
+typedef struct kase {
+    const char *dir;
+    const char *work; /* --work, or NULL */
+    sc_json *doc;
+    const sc_json *inputs;
+    const sc_json *args;
+    const char *reference; /* args.reference when the operation has one */
+} kase;
+
+/* An operation: returns 0 with *r filled, or an exit status (2 or 3) after
+ * printing why. */
+typedef int (*op_fn)(kase *k, result *r);
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int fail(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static int fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(ADAPTER_NAME ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return status;
+}
+
+static const sc_json *get(const sc_json *o, const char *key)
+{
+    if (o == NULL || o->type != SC_JSON_OBJECT)
+        return NULL;
+    return sc_json_get(o, key);
+}
+
+static sc_json *must(sc_json *v)
+{
+    if (v == NULL) {
+        fputs(ADAPTER_NAME ": out of memory\n", stderr);
+        exit(EXIT_ADAPTER);
+    }
+    return v;
+}
+
+static void put(sc_json *o, const char *key, sc_json *v)
+{
+    if (sc_json_object_set(o, key, must(v)) != 0) {
+        fputs(ADAPTER_NAME ": out of memory\n", stderr);
+        exit(EXIT_ADAPTER);
+    }
+}
+
+/* The file of the only input with this role, as a path under the case. */
+static int input_path(kase *k, const char *role, char **path, const char **rel)
+{
+    const char *found = NULL;
+    for (size_t i = 0; i < k->inputs->length; i++) {
+        const sc_json *in = sc_json_at(k->inputs, i);
+        if (strcmp(sc_json_cstr(get(in, "role")), role) != 0)
+            continue;
+        if (found != NULL)
+            return fail(EXIT_ADAPTER, "case.json has more than one input with role %s",
+                        role);
+        found = sc_json_cstr(get(in, "file"));
+    }
+    if (found == NULL)
+        return fail(EXIT_ADAPTER, "case.json has no input with role %s", role);
+    *path = sc_xjoin(k->dir, found);
+    if (rel != NULL)
+        *rel = found;
+    return 0;
+}
+
+/* Only the listed argument names are understood: anything else means the
+ * case needs something this adapter does not know (unsupported). */
+static int args_known(kase *k, const char *const *names)
+{
+    for (const sc_json *m = k->args->child; m != NULL; m = m->next) {
+        int known = 0;
+        for (size_t i = 0; names[i] != NULL && !known; i++)
+            known = strcmp(names[i], m->key) == 0;
+        if (!known)
+            return fail(EXIT_UNSUPPORTED, "argument \"%s\" is not supported", m->key);
+    }
+    return 0;
+}
+
+static int reference_arg(kase *k)
+{
+    const sc_json *ref = get(k->args, "reference");
+    k->reference = sc_json_cstr(ref);
+    if (k->reference == NULL)
+        return fail(EXIT_ADAPTER, "args.reference must be a string without NUL");
+    return 0;
+}
+
+/* ---- operations --------------------------------------------------------- */
+
+static int op_target_id(kase *k, result *r)
+{
+    static const char *const names[] = {NULL};
+    int rc = args_known(k, names);
+    char *path = NULL;
+    if (rc == 0)
+        rc = input_path(k, "target", &path, NULL);
+    if (rc != 0)
+        return rc;
+    sc_json *doc = NULL;
+    r->code = sc_json_parse_file(path, &doc, &r->err);
+    free(path);
+    if (r->code != SC_OK)
+        return 0;
+    sc_target t;
+    r->code = sc_target_from_json(doc, "$", &t, &r->err);
+    sc_json_free(doc);
+    if (r->code != SC_OK)
+        return 0;
+    r->out = must(sc_target_describe(&t));
+    return 0;
+}
+
+/* Nesting depth of a value: a scalar is 0, [] is 1. */
+static size_t depth_of(const sc_json *v)
+{
+    size_t deepest = 0;
+    if (v->type != SC_JSON_ARRAY && v->type != SC_JSON_OBJECT)
+        return 0;
+    for (const sc_json *c = v->child; c != NULL; c = c->next) {
+        size_t d = depth_of(c);
+        if (d > deepest)
+            deepest = d;
+    }
+    return deepest + 1;
+}
+
+static int op_json_read(kase *k, result *r)
+{
+    static const char *const names[] = {NULL};
+    int rc = args_known(k, names);
+    char *path = NULL;
+    if (rc == 0)
+        rc = input_path(k, "document", &path, NULL);
+    if (rc != 0)
+        return rc;
+    sc_json *doc = NULL;
+    r->code = sc_json_parse_file(path, &doc, &r->err);
+    free(path);
+    if (r->code != SC_OK)
+        return 0;
+    char *text = NULL;
+    size_t len = 0;
+    r->code = sc_json_write(doc, &text, &len, &r->err);
+    if (r->code != SC_OK) {
+        sc_json_free(doc);
+        return 0;
+    }
+    r->out = must(sc_json_new_object());
+    /* The result object adds one level; a document already at the nesting
+     * limit cannot travel as "value" (README: json-read). */
+    if (depth_of(doc) < SC_JSON_MAX_DEPTH)
+        put(r->out, "value", doc);
+    else
+        sc_json_free(doc);
+    put(r->out, "written", sc_json_new_string_len(text, len));
+    free(text);
+    return 0;
+}
+
+static int op_scroll_resolve(kase *k, result *r)
+{
+    static const char *const names[] = {"reference", NULL};
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = reference_arg(k);
+    if (rc != 0)
+        return rc;
+    char *scrolls = sc_xjoin(k->dir, "scrolls");
+    sc_scroll *s = NULL;
+    r->code = sc_scroll_load(scrolls, k->reference, &s, &r->err);
+    free(scrolls);
+    if (r->code != SC_OK) {
+        if (s != NULL)
+            sc_scroll_free(s);
+        return 0;
+    }
+    if (s == NULL || s->effective == NULL || s->target_id == NULL) {
+        return fail(EXIT_ADAPTER, "sc_scroll_load succeeded without a scroll");
+    }
+    r->out = must(sc_json_new_object());
+    put(r->out, "targetId", sc_json_new_string(s->target_id));
+    put(r->out, "scroll", sc_json_copy(s->effective));
+    sc_scroll_free(s);
+    return 0;
+}
+
+/* A path the library reported, relative to the scrolls directory. */
+static const char *relative_to(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (strncmp(path, dir, n) == 0 && path[n] == '/')
+        return path + n + 1;
+    if (path[0] == '/')
+        return NULL;
+    return path;
+}
+
+static int op_scroll_migrate(kase *k, result *r)
+{
+    static const char *const names[] = {"reference", "dryRun", NULL};
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = reference_arg(k);
+    if (rc != 0)
+        return rc;
+    const sc_json *dry = get(k->args, "dryRun");
+    if (dry != NULL && dry->type != SC_JSON_BOOL)
+        return fail(EXIT_ADAPTER, "args.dryRun must be a boolean");
+    int dry_run = dry != NULL && dry->boolean;
+
+    /* The library rewrites files: work on a copy, never on the corpus. */
+    char *own = NULL;
+    const char *work = k->work;
+    if (work == NULL) {
+        const char *t = getenv("TMPDIR");
+        own = sc_xjoin(t && t[0] ? t : "/tmp", "scrollcase-adapter-XXXXXX");
+        if (mkdtemp(own) == NULL) {
+            rc = fail(EXIT_ADAPTER, "cannot create a work directory: %s",
+                      strerror(errno));
+            free(own);
+            return rc;
+        }
+        work = own;
+    }
+    char *src = sc_xjoin(k->dir, "scrolls");
+    char *scrolls = sc_xjoin(work, "scrolls");
+    char msg[512];
+    struct stat st;
+    if (lstat(scrolls, &st) == 0) {
+        rc = fail(EXIT_ADAPTER, "work directory %s is not empty", work);
+    } else if (lstat(src, &st) == 0) {
+        if (sc_copytree(src, scrolls, msg, sizeof msg) != 0)
+            rc = fail(EXIT_ADAPTER, "%s", msg);
+    } else if (mkdir(scrolls, 0755) != 0) {
+        rc = fail(EXIT_ADAPTER, "cannot create %s: %s", scrolls, strerror(errno));
+    }
+
+    sc_migrate_result mr = {0};
+    if (rc == 0) {
+        r->code = sc_migrate_ref(scrolls, k->reference, dry_run, &mr, &r->err);
+        if (r->code == SC_OK) {
+            sc_json *written = must(sc_json_new_array());
+            sc_json *files = must(sc_json_new_object());
+            for (size_t i = 0; i < mr.count && rc == 0; i++) {
+                const char *rel = relative_to(mr.written[i], scrolls);
+                if (rel == NULL) {
+                    rc = fail(EXIT_ADAPTER, "migration wrote %s, outside %s",
+                              mr.written[i], scrolls);
+                    break;
+                }
+                sc_json_array_append(written, must(sc_json_new_string(rel)));
+                char *full = sc_xjoin(scrolls, rel);
+                sc_json *doc = NULL;
+                sc_error e;
+                sc_error_clear(&e);
+                if (sc_json_parse_file(full, &doc, &e) != SC_OK)
+                    rc = fail(EXIT_ADAPTER, "cannot read back %s: %s", full, e.message);
+                else
+                    put(files, rel, doc);
+                free(full);
+            }
+            if (rc == 0) {
+                r->out = must(sc_json_new_object());
+                put(r->out, "written", written);
+                put(r->out, "files", files);
+            } else {
+                sc_json_free(written);
+                sc_json_free(files);
+            }
+        }
+        sc_migrate_result_free(&mr);
+    }
+    if (own != NULL) {
+        sc_rmtree(own);
+        free(own);
+    }
+    free(src);
+    free(scrolls);
+    return rc;
+}
+
+static int op_config_check(kase *k, result *r)
+{
+    static const char *const names[] = {NULL};
+    int rc = args_known(k, names);
+    char *path = NULL;
+    const char *rel = NULL;
+    if (rc == 0)
+        rc = input_path(k, "config", &path, &rel);
+    if (rc != 0)
+        return rc;
+    sc_json *doc = NULL;
+    r->code = sc_json_parse_file(path, &doc, &r->err);
+    free(path);
+    if (r->code != SC_OK)
+        return 0;
+    const char *paths[SC_WS_PATH_COUNT] = {0};
+    r->code = sc_config_check(doc, rel, paths, &r->err);
+    if (r->code == SC_OK) {
+        sc_json *p = must(sc_json_new_object());
+        for (int i = 0; i < SC_WS_PATH_COUNT; i++)
+            if (paths[i] != NULL)
+                put(p, sc_ws_path_key((enum sc_ws_path)i), sc_json_new_string(paths[i]));
+        r->out = must(sc_json_new_object());
+        put(r->out, "paths", p);
+    }
+    sc_json_free(doc);
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    op_fn fn;
+} operations[] = {
+    /* sorted by name: --hello lists them in this order */
+    {"config-check", op_config_check},
+    {"json-read", op_json_read},
+    {"scroll-migrate", op_scroll_migrate},
+    {"scroll-resolve", op_scroll_resolve},
+    {"target-id", op_target_id},
+};
+#define NOPS (sizeof operations / sizeof operations[0])
+
+/* ---- protocol ------------------------------------------------------------ */
+
+static int emit(const sc_json *v)
+{
+    char *text = NULL;
+    size_t len = 0;
+    sc_error err;
+    sc_error_clear(&err);
+    if (sc_json_write(v, &text, &len, &err) != SC_OK)
+        return fail(EXIT_ADAPTER, "cannot write the output: %s", err.message);
+    size_t done = fwrite(text, 1, len, stdout);
+    free(text);
+    if (done != len || fflush(stdout) != 0)
+        return fail(EXIT_ADAPTER, "cannot write to stdout: %s", strerror(errno));
+    return 0;
+}
+
+static int hello(void)
+{
+    sc_json *h = must(sc_json_new_object());
+    put(h, "protocol", sc_json_new_number(1));
+    sc_json *impl = must(sc_json_new_object());
+#ifdef SC_ADAPTER_MUTANT
+    put(impl, "name", sc_json_new_string("scrollcase-mutant"));
+#else
+    put(impl, "name", sc_json_new_string("scrollcase"));
+#endif
+    put(impl, "version", sc_json_new_string(SC_VERSION));
+    put(impl, "language", sc_json_new_string("C"));
+    put(h, "implementation", impl);
+    sc_json *ops = must(sc_json_new_array());
+    for (size_t i = 0; i < NOPS; i++)
+        sc_json_array_append(ops, must(sc_json_new_string(operations[i].name)));
+    put(h, "operations", ops);
+#ifdef SC_ADAPTER_MUTANT
+    sc_mutation_hello(h);
+#endif
+    int rc = emit(h);
+    sc_json_free(h);
+    return rc;
+}
+
+/* Read and check case.json; returns 0 or an exit status. */
+static int load_case(kase *k, const char *op)
+{
+    char *path = sc_xjoin(k->dir, "case.json");
+    sc_error err;
+    sc_error_clear(&err);
+    sc_code code = sc_json_parse_file(path, &k->doc, &err);
+    free(path);
+    if (code != SC_OK)
+        return fail(EXIT_ADAPTER, "case.json: %s", err.message);
+    if (k->doc->type != SC_JSON_OBJECT)
+        return fail(EXIT_ADAPTER, "case.json is not an object");
+    const char *named = sc_json_cstr(get(k->doc, "operation"));
+    if (named == NULL || strcmp(named, op) != 0)
+        return fail(EXIT_ADAPTER, "case.json names operation \"%s\", called for \"%s\"",
+                    named ? named : "(none)", op);
+    k->inputs = get(k->doc, "inputs");
+    if (k->inputs == NULL || k->inputs->type != SC_JSON_ARRAY)
+        return fail(EXIT_ADAPTER, "case.json: inputs must be an array");
+    for (size_t i = 0; i < k->inputs->length; i++) {
+        const sc_json *in = sc_json_at(k->inputs, i);
+        const char *file = sc_json_cstr(get(in, "file"));
+        if (file == NULL || sc_json_cstr(get(in, "role")) == NULL)
+            return fail(EXIT_ADAPTER, "case.json: input %zu lacks a string file or role",
+                        i);
+        sc_error perr;
+        sc_error_clear(&perr);
+        if (sc_path_check(file, strlen(file), "inputs[].file", &perr) != SC_OK)
+            return fail(EXIT_ADAPTER, "case.json: input file \"%s\" is not a safe path",
+                        file);
+    }
+    k->args = get(k->doc, "args");
+    if (k->args == NULL) {
+        static sc_json empty = {.type = SC_JSON_OBJECT};
+        k->args = &empty;
+    }
+    if (k->args->type != SC_JSON_OBJECT)
+        return fail(EXIT_ADAPTER, "case.json: args must be an object");
+    return 0;
+}
+
+static int usage(void)
+{
+    fputs("usage: " ADAPTER_NAME " --hello\n"
+          "       " ADAPTER_NAME " <operation> --case DIR [--work DIR]\n",
+          stderr);
+    return EXIT_ADAPTER;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef SC_ADAPTER_MUTANT
+    if (sc_mutation_init() != 0)
+        return EXIT_ADAPTER;
+#endif
+    if (argc == 2 && strcmp(argv[1], "--hello") == 0)
+        return hello() == 0 ? 0 : EXIT_ADAPTER;
+    if (argc < 2 || argv[1][0] == '-')
+        return usage();
+
+    const char *op = argv[1];
+    kase k;
+    memset(&k, 0, sizeof k);
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            k.dir = argv[++i];
+        else if (strcmp(argv[i], "--work") == 0 && i + 1 < argc)
+            k.work = argv[++i];
+        else
+            return usage();
+    }
+    op_fn fn = NULL;
+    for (size_t i = 0; i < NOPS && fn == NULL; i++)
+        if (strcmp(operations[i].name, op) == 0)
+            fn = operations[i].fn;
+    if (fn == NULL)
+        return fail(EXIT_UNSUPPORTED, "operation %s is not supported", op);
+    if (k.dir == NULL)
+        return usage();
+
+    int rc = load_case(&k, op);
+    result r;
+    memset(&r, 0, sizeof r);
+    sc_error_clear(&r.err);
+    if (rc == 0)
+        rc = fn(&k, &r);
+#ifdef SC_ADAPTER_MUTANT
+    if (rc == 0) {
+        sc_adapter_ctx ctx = {op, k.dir, k.reference};
+        if (sc_mutation_apply(&ctx, &r.code, &r.out) != 0)
+            rc = EXIT_ADAPTER;
+    }
+#endif
+    if (rc == 0) {
+        if (r.code == SC_OK) {
+            rc = r.out != NULL ? emit(r.out)
+                               : fail(EXIT_ADAPTER, "no output");
+        } else if (r.code == SC_E_INTERNAL || r.code == SC_E_OUT_OF_MEMORY ||
+                   r.code == SC_E_USAGE || r.code >= SC_CODE_COUNT_) {
+            /* a failure of the library, not a judgement on the input */
+            rc = fail(EXIT_ADAPTER, "library failure: %s", r.err.message);
+        } else {
+            fprintf(stderr, ADAPTER_NAME ": %s: %s\n", sc_code_name(r.code), r.err.message);
+            printf("{\"error\": \"%s\"}\n", sc_code_name(r.code));
+            rc = fflush(stdout) == 0 ? EXIT_REJECTED : EXIT_ADAPTER;
+        }
+    }
+    sc_json_free(r.out);
+    sc_json_free(k.doc);
+    return rc;
+}

@@ -1,0 +1,248 @@
+/*
+ * report.c — the JSON and JUnit XML reports of a run.
+ *
+ * Both are written atomically (temporary file, rename).  Text that came from
+ * the adapter (stderr) or the corpus is made valid UTF-8 first; for XML,
+ * characters XML 1.0 cannot carry are replaced too, then escaped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "scrollcase/file.h"
+#include "scrollcase/json.h"
+#include "util.h"
+
+static sc_json *must(sc_json *v)
+{
+    if (v == NULL) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
+    return v;
+}
+
+static void put(sc_json *o, const char *key, sc_json *v)
+{
+    if (sc_json_object_append(o, key, must(v)) != 0) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
+}
+
+static void push(sc_json *a, sc_json *v)
+{
+    if (sc_json_array_append(a, must(v)) != 0) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
+}
+
+static sc_json *text(const char *s)
+{
+    if (s == NULL)
+        return sc_json_new_null();
+    char *clean = sc_utf8_sanitize(s, strlen(s), 0);
+    sc_json *v = sc_json_new_string(clean);
+    free(clean);
+    return v;
+}
+
+static sc_json *strings(const char *const *v, size_t n)
+{
+    sc_json *a = must(sc_json_new_array());
+    for (size_t i = 0; i < n; i++)
+        push(a, text(v[i]));
+    return a;
+}
+
+static sc_json *tally_json(const sc_tally *t)
+{
+    sc_json *o = must(sc_json_new_object());
+    put(o, "passed", sc_json_new_number((double)(t->pass + t->xfail)));
+    put(o, "failed", sc_json_new_number((double)(t->fail + t->xpass + t->error)));
+    put(o, "skipped", sc_json_new_number((double)t->unsupported));
+    put(o, "pass", sc_json_new_number((double)t->pass));
+    put(o, "fail", sc_json_new_number((double)t->fail));
+    put(o, "xfail", sc_json_new_number((double)t->xfail));
+    put(o, "xpass", sc_json_new_number((double)t->xpass));
+    put(o, "unsupported", sc_json_new_number((double)t->unsupported));
+    put(o, "error", sc_json_new_number((double)t->error));
+    return o;
+}
+
+int sc_report_json(const sc_run *r, const char *path)
+{
+    sc_json *root = must(sc_json_new_object());
+    put(root, "suite_version", text(r->suite_version));
+    put(root, "protocol_version", text(SC_CONFORM_PROTOCOL));
+
+    sc_json *adapter = must(sc_json_new_object());
+    size_t argc = 0;
+    while (r->adapter_argv[argc] != NULL)
+        argc++;
+    put(adapter, "command", strings((const char *const *)r->adapter_argv, argc));
+    put(adapter, "hello", r->hello ? sc_json_copy(r->hello) : sc_json_new_null());
+    put(root, "adapter", adapter);
+
+    put(root, "corpus", text(r->corpus_dir));
+    sc_json *sel = must(sc_json_new_object());
+    put(sel, "areas", strings(r->areas, r->nareas));
+    put(sel, "cases", strings(r->case_globs, r->ncase_globs));
+    put(sel, "shard", text(r->shard));
+    put(sel, "suite_version", text(r->suite_filter));
+    put(sel, "corpus_cases", sc_json_new_number((double)r->corpus.count));
+    put(sel, "selected_cases", sc_json_new_number((double)r->nselected));
+    put(root, "selection", sel);
+
+    sc_tally t;
+    sc_tally_range(r, 0, r->nselected, &t);
+    put(root, "summary", tally_json(&t));
+    put(root, "duration_ms", sc_json_new_number((double)(long long)r->wall_ms));
+    put(root, "warnings", strings((const char *const *)r->warnings, r->nwarnings));
+
+    sc_json *cases = must(sc_json_new_array());
+    for (size_t i = 0; i < r->nselected; i++) {
+        const sc_case *c = r->selected[i];
+        sc_json *o = must(sc_json_new_object());
+        put(o, "id", text(c->dirname));
+        put(o, "area", text(c->area));
+        put(o, "operation", text(c->operation));
+        put(o, "kind", text(c->kind));
+        put(o, "status", text(sc_status_name(c->status)));
+        put(o, "reason", text(c->reason));
+        put(o, "xfail_reason", text(c->xfail_reason));
+        put(o, "exit_code", c->exit_code >= 0 ? sc_json_new_number(c->exit_code)
+                                              : sc_json_new_null());
+        put(o, "signal", c->signal > 0 ? sc_json_new_number(c->signal)
+                                       : sc_json_new_null());
+        put(o, "duration_ms", sc_json_new_number((double)(long long)c->duration_ms));
+        put(o, "stderr", text(c->stderr_excerpt ? c->stderr_excerpt : ""));
+        push(cases, o);
+    }
+    put(root, "cases", cases);
+
+    sc_error err;
+    sc_error_clear(&err);
+    sc_code code = sc_json_write_file(root, path, 0644, &err);
+    sc_json_free(root);
+    if (code != SC_OK) {
+        fprintf(stderr, "scrollcase-conform: cannot write %s: %s\n", path, err.message);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- JUnit XML ----------------------------------------------------------- */
+
+static void xml_text(sc_buf *b, const char *s)
+{
+    if (s == NULL)
+        return;
+    char *clean = sc_utf8_sanitize(s, strlen(s), 1);
+    for (const char *p = clean; *p; p++) {
+        switch (*p) {
+        case '&': sc_buf_puts(b, "&amp;"); break;
+        case '<': sc_buf_puts(b, "&lt;"); break;
+        case '>': sc_buf_puts(b, "&gt;"); break;
+        case '"': sc_buf_puts(b, "&quot;"); break;
+        case '\'': sc_buf_puts(b, "&apos;"); break;
+        /* keep line ends and tabs in attributes: they would be normalised */
+        case '\n': sc_buf_puts(b, "&#10;"); break;
+        case '\r': sc_buf_puts(b, "&#13;"); break;
+        case '\t': sc_buf_puts(b, "&#9;"); break;
+        default: sc_buf_add(b, p, 1); break;
+        }
+    }
+    free(clean);
+}
+
+static void seconds(sc_buf *b, double ms)
+{
+    sc_buf_printf(b, "%.3f", ms / 1000.0);
+}
+
+int sc_report_junit(const sc_run *r, const char *path)
+{
+    sc_buf b = {0};
+    sc_tally all;
+    sc_tally_range(r, 0, r->nselected, &all);
+    sc_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    sc_buf_printf(&b,
+                  "<testsuites name=\"scrollcase-conformance\" tests=\"%zu\" "
+                  "failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"",
+                  r->nselected, all.fail + all.xpass, all.error, all.unsupported);
+    seconds(&b, r->wall_ms);
+    sc_buf_puts(&b, "\">\n");
+
+    size_t from = 0;
+    while (from < r->nselected) {
+        size_t to = from;
+        while (to < r->nselected &&
+               strcmp(r->selected[to]->area, r->selected[from]->area) == 0)
+            to++;
+        sc_tally t;
+        sc_tally_range(r, from, to, &t);
+        double ms = 0;
+        for (size_t i = from; i < to; i++)
+            ms += r->selected[i]->duration_ms;
+        sc_buf_puts(&b, "  <testsuite name=\"");
+        xml_text(&b, r->selected[from]->area);
+        sc_buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+                          "skipped=\"%zu\" time=\"",
+                      to - from, t.fail + t.xpass, t.error, t.unsupported);
+        seconds(&b, ms);
+        sc_buf_puts(&b, "\">\n");
+        for (size_t i = from; i < to; i++) {
+            const sc_case *c = r->selected[i];
+            sc_buf_puts(&b, "    <testcase classname=\"scrollcase.");
+            xml_text(&b, c->area);
+            sc_buf_puts(&b, "\" name=\"");
+            xml_text(&b, c->dirname);
+            sc_buf_puts(&b, "\" time=\"");
+            seconds(&b, c->duration_ms);
+            sc_buf_puts(&b, "\">\n");
+            const char *elem = NULL, *type = sc_status_name(c->status);
+            switch (c->status) {
+            case SC_ST_FAIL:
+            case SC_ST_XPASS: elem = "failure"; break;
+            case SC_ST_ERROR: elem = "error"; break;
+            case SC_ST_UNSUPPORTED: elem = "skipped"; break;
+            default: break;
+            }
+            if (elem != NULL) {
+                sc_buf_printf(&b, "      <%s type=\"%s\" message=\"", elem, type);
+                xml_text(&b, c->reason);
+                sc_buf_puts(&b, "\"/>\n");
+            }
+            if (c->status == SC_ST_XFAIL) {
+                sc_buf_puts(&b, "      <system-out>expected failure (");
+                xml_text(&b, c->xfail_reason);
+                sc_buf_puts(&b, "): ");
+                xml_text(&b, c->reason);
+                sc_buf_puts(&b, "</system-out>\n");
+            }
+            if (c->status != SC_ST_PASS && c->stderr_excerpt != NULL &&
+                c->stderr_excerpt[0] != '\0') {
+                sc_buf_puts(&b, "      <system-err>");
+                xml_text(&b, c->stderr_excerpt);
+                sc_buf_puts(&b, "</system-err>\n");
+            }
+            sc_buf_puts(&b, "    </testcase>\n");
+        }
+        sc_buf_puts(&b, "  </testsuite>\n");
+        from = to;
+    }
+    sc_buf_puts(&b, "</testsuites>\n");
+
+    sc_error err;
+    sc_error_clear(&err);
+    sc_code code = sc_file_write_atomic(path, b.data, b.len, 0644, &err);
+    sc_buf_free(&b);
+    if (code != SC_OK) {
+        fprintf(stderr, "scrollcase-conform: cannot write %s: %s\n", path, err.message);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * runner.h — the state of one run of scrollcase-conform, shared by the
+ * runner proper (runner.c) and the report writers (report.c).
+ */
+#ifndef SC_CONFORM_RUNNER_H
+#define SC_CONFORM_RUNNER_H
+
+#include <stddef.h>
+
+#include "corpus.h"
+#include "scrollcase/json.h"
+
+#define SC_CONFORM_PROTOCOL "1.0"
+#define SC_CONFORM_PROTOCOL_MAJOR 1
+
+typedef struct sc_xfail {
+    char *pattern;
+    char *reason;
+    size_t line;
+    size_t matches; /* cases of the whole corpus it names */
+} sc_xfail;
+
+typedef struct sc_run {
+    const char *suite_version;
+    char *corpus_dir;
+    char **adapter_argv; /* NULL-terminated */
+    sc_json *hello;      /* the adapter's --hello object, or NULL */
+    const char *shard;   /* "i/n" as given, or NULL */
+    const char *suite_filter; /* --suite-version, or NULL */
+    const char **areas;
+    size_t nareas;
+    const char **case_globs;
+    size_t ncase_globs;
+    sc_corpus corpus;
+    sc_case **selected; /* the cases of this run, in order */
+    size_t nselected;
+    sc_xfail *xfails;
+    size_t nxfails;
+    char **warnings;
+    size_t nwarnings;
+    double timeout_s;
+    int jobs;
+    int verbose;
+    double wall_ms;
+} sc_run;
+
+typedef struct sc_tally {
+    size_t pass, fail, xfail, xpass, unsupported, error;
+} sc_tally;
+
+/* Count the statuses of cases [from, to) of the selection. */
+void sc_tally_range(const sc_run *r, size_t from, size_t to, sc_tally *t);
+
+/* Write the machine-readable reports; return 0, or -1 after a message. */
+int sc_report_json(const sc_run *r, const char *path);
+int sc_report_junit(const sc_run *r, const char *path);
+
+#endif
