@@ -247,9 +247,19 @@ static int op_scroll_resolve(kase *k, result *r)
     if (s == NULL || s->effective == NULL || s->target_id == NULL) {
         return fail(EXIT_ADAPTER, "sc_scroll_load succeeded without a scroll");
     }
+    /* "written" pins member order, which the JSON comparison ignores. */
+    char *text = NULL;
+    size_t len = 0;
+    sc_error werr;
+    if (sc_json_write(s->effective, &text, &len, &werr) != SC_OK) {
+        sc_scroll_free(s);
+        return fail(EXIT_ADAPTER, "cannot write the effective scroll");
+    }
     r->out = must(sc_json_new_object());
     put(r->out, "targetId", sc_json_new_string(s->target_id));
     put(r->out, "scroll", sc_json_copy(s->effective));
+    put(r->out, "written", sc_json_new_string_len(text, len));
+    free(text);
     sc_scroll_free(s);
     return 0;
 }
