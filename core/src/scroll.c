@@ -133,14 +133,17 @@ static sc_code oom(ctx *c)
                         c->name);
 }
 
+/* Field paths are for messages: one too long for the buffer is cut short. */
 static void field_member(char *out, const char *parent, const char *key)
 {
-    snprintf(out, FIELD_MAX, "%s.%s", parent, key);
+    if (snprintf(out, FIELD_MAX, "%s.%s", parent, key) >= FIELD_MAX)
+        memcpy(out + FIELD_MAX - 4, "...", 4);
 }
 
 static void field_index(char *out, const char *parent, size_t i)
 {
-    snprintf(out, FIELD_MAX, "%s[%zu]", parent, i);
+    if (snprintf(out, FIELD_MAX, "%s[%zu]", parent, i) >= FIELD_MAX)
+        memcpy(out + FIELD_MAX - 4, "...", 4);
 }
 
 /* ------------------------------------------------------------------------
