@@ -1,0 +1,66 @@
+/*
+ * cohort.h — cohort selection in a channel (docs/format-v3.md section 12)
+ * and revocation matching (section 13).
+ *
+ * Guarantees: the bucket is exactly
+ *   BE-uint32(SHA-256(utf8(cohortSalt) || 0x00 || utf8(installId))[0..4]) mod 10000
+ * (SHA-256 from OpenSSL's EVP); releases are walked in declared order and
+ * the first whose rolloutPercentage x 100 is greater than the bucket is
+ * served.  The functions taking JSON expect documents that already passed
+ * sc_manifest_check (a channel, a revocations document, a release or a
+ * box.json): they rely on the members being there with their types and do
+ * not check them again.  Nothing is allocated that outlives a call.
+ */
+#ifndef SCROLLCASE_COHORT_H
+#define SCROLLCASE_COHORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scrollcase/error.h"
+#include "scrollcase/json.h"
+
+#define SC_INSTALL_ID_MAX 256 /* bytes */
+#define SC_COHORT_BUCKETS 10000u
+
+/*
+ * The install-id rule: len bytes, non-empty, no NUL, valid UTF-8, at most
+ * SC_INSTALL_ID_MAX bytes; else invalid-install-id.
+ */
+sc_code sc_install_id_check(const char *id, size_t len, sc_error *err);
+
+/*
+ * The bucket (0..9999) of an install id under a salt (salt_len bytes of
+ * any content; a checked channel's cohortSalt is 32 hex digits).  The
+ * install id is checked first (invalid-install-id).
+ */
+sc_code sc_cohort_bucket_n(const char *salt, size_t salt_len, const char *id,
+                           size_t id_len, uint32_t *bucket, sc_error *err);
+
+/* The same for NUL-terminated strings. */
+sc_code sc_cohort_bucket(const char *salt, const char *install_id,
+                         uint32_t *bucket, sc_error *err);
+
+/*
+ * Select the release a checked channel serves to an install id: *index is
+ * the position in `releases` of the release served, *bucket the bucket
+ * (either may be NULL).  invalid-install-id, or no-release-for-cohort when
+ * no release's rollout reaches the bucket (*bucket is still set).
+ */
+sc_code sc_cohort_select_n(const sc_json *channel, const char *id,
+                           size_t id_len, size_t *index, uint32_t *bucket,
+                           sc_error *err);
+sc_code sc_cohort_select(const sc_json *channel, const char *install_id,
+                         size_t *index, uint32_t *bucket, sc_error *err);
+
+/*
+ * Refuse a release (or box.json) that a checked revocations document
+ * lists: an entry whose boxId and version are the release's (exact bytes)
+ * and, when the entry has a target, whose target is the release's (JSON
+ * equality) → revoked-release, the message naming the reason.  The first
+ * matching entry in declared order is reported.
+ */
+sc_code sc_revocation_check(const sc_json *release, const sc_json *revocations,
+                            sc_error *err);
+
+#endif
