@@ -16,6 +16,8 @@
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
+#include "commands.h"
+
 #ifndef SC_VERSION
 #define SC_VERSION "0.0.0"
 #endif
@@ -145,6 +147,12 @@ static const char *const main_help =
     "  target-id FILE [--json]       the id (and derived facts) of a target object\n"
     "  migrate REF [--dry-run] [--json]\n"
     "                                rewrite v2 scrolls as v3, atomically\n"
+    "  keygen [--key-id ID] [--force] [--json]\n"
+    "                                make an Ed25519 signing key pair (keys dir)\n"
+    "  sign FILE [--out FILE] [--key-id ID | --signer-command CMD] [--json]\n"
+    "                                sign a manifest into a v3 envelope\n"
+    "  verify-document FILE --trust TRUSTFILE [--expect TYPE] [--json]\n"
+    "                                verify a signed document\n"
     "  help [COMMAND]                this text, or a command's\n"
     "\n"
     "Workspace options (every command):\n"
@@ -189,6 +197,8 @@ static int help_for(const char *cmd)
         fputs(target_help, stdout);
     else if (strcmp(cmd, "migrate") == 0)
         fputs(migrate_help, stdout);
+    else if (sc_cli_documents_help(cmd) == 0)
+        ;
     else
         return usage_error("unknown command %s", cmd);
     return 0;
@@ -351,6 +361,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
         return help_for(NULL);
+    int status = 0;
+    if (sc_cli_documents_dispatch(argc, argv, &status)) /* keygen, sign, verify-document */
+        return status;
     args a;
     memset(&a, 0, sizeof a);
     int rc = parse_args(argc, argv, 1, bools, &a);

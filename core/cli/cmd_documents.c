@@ -1,0 +1,486 @@
+/*
+ * cmd_documents.c — scrollcase keygen, sign and verify-document.
+ *
+ * Argument parsing and printing only: keys, envelopes, trust files and
+ * manifests are libscrollcase's (keys.h, envelope.h, trust.h, manifest.h).
+ * Exit status as everywhere: 0 success, 1 a rejection, 2 a usage error.
+ */
+#include "commands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scrollcase/config.h"
+#include "scrollcase/envelope.h"
+#include "scrollcase/error.h"
+#include "scrollcase/file.h"
+#include "scrollcase/json.h"
+#include "scrollcase/keys.h"
+#include "scrollcase/manifest.h"
+#include "scrollcase/trust.h"
+
+#define EXIT_REJECTED 1
+#define EXIT_USAGE 2
+
+static const char keygen_help[] =
+    "usage: scrollcase keygen [--key-id ID] [--force] [--json] [workspace options]\n"
+    "\n"
+    "Makes an Ed25519 key pair and writes <keys>/signing-private.pem (PKCS#8 PEM,\n"
+    "mode 0600) and <keys>/signing-public.json ({algorithm, keyId,\n"
+    "publicKeyBase64, publicKeyPem}).  The keyId is \"scrollcase-\" and 16 hex\n"
+    "digits of the public key's SHA-256 unless --key-id gives one.  An existing\n"
+    "private key is only replaced with --force (else key-exists).  Prints the\n"
+    "keyId and both paths; --json prints them as an object.\n";
+
+static const char sign_help[] =
+    "usage: scrollcase sign FILE [--out FILE] [--key-id ID] [--json]\n"
+    "       scrollcase sign FILE --signer-command CMD [--public-key FILE] [--out FILE]\n"
+    "\n"
+    "Checks the manifest FILE (any kind: release, channel, revocations, licence\n"
+    "inventory), writes it once with the deterministic writer, and signs those\n"
+    "bytes into a v3 envelope written atomically to --out (default: FILE less\n"
+    "a final \".json\", plus \".signed.json\").\n"
+    "\n"
+    "Local signing uses the key pair in the keys directory; --key-id ID\n"
+    "refuses to sign unless that pair's keyId is ID (invalid-key).\n"
+    "--signer-command CMD runs CMD (split into words, no shell) with the\n"
+    "payload on stdin and takes the envelope it prints, after verifying it\n"
+    "against --public-key (default <keys>/signing-public.json); any failure is\n"
+    "signer-failed.\n";
+
+static const char verify_help[] =
+    "usage: scrollcase verify-document FILE --trust TRUSTFILE\n"
+    "                                  [--expect release|channel|revocations] [--json]\n"
+    "\n"
+    "Verifies a signed document (docs/format-v3.md 9.2): the trust file, the\n"
+    "envelope, the payload hash, a signature by a trusted key (strict Ed25519),\n"
+    "then the payload as a manifest, of the type --expect names if given.\n"
+    "Prints \"ok <kind> <identity> signed-by <keyId>\", or the error; --json\n"
+    "prints {\"ok\": true, kind, namespace, identity, keyId, payloadSha256} or\n"
+    "{\"ok\": false, code, message}.  Exit 1 when it does not verify.\n";
+
+/* ---- arguments ---------------------------------------------------------- */
+
+enum opt_bit {
+    OPT_KEY_ID = 1 << 0,
+    OPT_FORCE = 1 << 1,
+    OPT_JSON = 1 << 2,
+    OPT_OUT = 1 << 3,
+    OPT_SIGNER = 1 << 4,
+    OPT_PUBLIC_KEY = 1 << 5,
+    OPT_TRUST = 1 << 6,
+    OPT_EXPECT = 1 << 7
+};
+
+typedef struct doc_args {
+    sc_workspace_options ws;
+    unsigned given;
+    int help;
+    const char *key_id, *out, *signer, *public_key, *trust, *expect;
+    const char *positional[4];
+    int npositional;
+} doc_args;
+
+typedef struct opt_def {
+    const char *name;
+    unsigned bit; /* 0: a workspace option */
+    int takes_value;
+} opt_def;
+
+static const opt_def options[] = {
+    {"--key-id", OPT_KEY_ID, 1},       {"--force", OPT_FORCE, 0},
+    {"--json", OPT_JSON, 0},           {"--out", OPT_OUT, 1},
+    {"--signer-command", OPT_SIGNER, 1}, {"--public-key", OPT_PUBLIC_KEY, 1},
+    {"--trust", OPT_TRUST, 1},         {"--expect", OPT_EXPECT, 1},
+    {"--project-root", 0, 1},          {"--config", 0, 1},
+    {"--scrolls-dir", 0, 1},           {"--build-dir", 0, 1},
+    {"--out-dir", 0, 1},               {"--keys-dir", 0, 1},
+    {"--toolchain-dir", 0, 1},
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static const char *const ws_flags[SC_WS_PATH_COUNT] = {
+    "--scrolls-dir", "--build-dir", "--out-dir", "--keys-dir", "--toolchain-dir"};
+
+static int usage_error(const char *fmt, const char *what)
+{
+    fprintf(stderr, "scrollcase: error[usage]: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see scrollcase --help)\n");
+    return EXIT_USAGE;
+}
+
+static const opt_def *find_option(const char *arg, size_t n)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (strlen(options[i].name) == n && strncmp(options[i].name, arg, n) == 0)
+            return &options[i];
+    return NULL;
+}
+
+static int is_ours(const char *cmd)
+{
+    return strcmp(cmd, "keygen") == 0 || strcmp(cmd, "sign") == 0 ||
+           strcmp(cmd, "verify-document") == 0;
+}
+
+/* Index of the command word in argv, or 0 if there is none. */
+static int command_index(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            return i + 1 < argc ? i + 1 : 0;
+        if (a[0] != '-' || strcmp(a, "-") == 0)
+            return i;
+        if (strchr(a, '=') != NULL)
+            continue;
+        const opt_def *o = find_option(a, strlen(a));
+        if (o != NULL && o->takes_value)
+            i++;
+    }
+    return 0;
+}
+
+/* Parse argv (all of it but argv[0] and the command word at skip). */
+static int parse(int argc, char **argv, int skip, unsigned allowed, doc_args *a)
+{
+    int options_done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (i == skip)
+            continue;
+        if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (a->npositional == (int)(sizeof a->positional / sizeof a->positional[0]))
+                return usage_error("too many arguments at \"%s\"", arg);
+            a->positional[a->npositional++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            options_done = 1;
+            continue;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            a->help = 1;
+            continue;
+        }
+        const char *eq = strchr(arg, '=');
+        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+        const opt_def *o = find_option(arg, n);
+        if (o == NULL || (o->bit != 0 && !(o->bit & allowed))) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), arg);
+            return usage_error("unknown option %s", name);
+        }
+        const char *value = eq ? eq + 1 : NULL;
+        if (!o->takes_value) {
+            if (value != NULL)
+                return usage_error("%s takes no value", o->name);
+            a->given |= o->bit;
+            continue;
+        }
+        if (value == NULL) {
+            if (i + 1 >= argc || i + 1 == skip)
+                return usage_error("%s requires a value", o->name);
+            value = argv[++i];
+        }
+        if (value[0] == '\0')
+            return usage_error("%s requires a non-empty value", o->name);
+        a->given |= o->bit;
+        switch (o->bit) {
+        case OPT_KEY_ID: a->key_id = value; break;
+        case OPT_OUT: a->out = value; break;
+        case OPT_SIGNER: a->signer = value; break;
+        case OPT_PUBLIC_KEY: a->public_key = value; break;
+        case OPT_TRUST: a->trust = value; break;
+        case OPT_EXPECT: a->expect = value; break;
+        default:
+            if (strcmp(o->name, "--project-root") == 0)
+                a->ws.project_root = value;
+            else if (strcmp(o->name, "--config") == 0)
+                a->ws.config = value;
+            for (int k = 0; k < SC_WS_PATH_COUNT; k++)
+                if (strcmp(o->name, ws_flags[k]) == 0)
+                    a->ws.paths[k] = value;
+        }
+    }
+    return 0;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static int report(const sc_error *err)
+{
+    fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err->code), err->message);
+    return err->code == SC_E_USAGE ? EXIT_USAGE : EXIT_REJECTED;
+}
+
+static int print_json(sc_json *v)
+{
+    sc_error err;
+    if (v == NULL) {
+        sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        return report(&err);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = 0;
+    if (sc_json_write(v, &text, &len, &err) != SC_OK)
+        rc = report(&err);
+    else {
+        fwrite(text, 1, len, stdout);
+        rc = fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
+    }
+    free(text);
+    sc_json_free(v);
+    return rc;
+}
+
+/* An object of string members from NULL-terminated name/value pairs. */
+static sc_json *object_of(const char *const *pairs)
+{
+    sc_json *o = sc_json_new_object();
+    for (size_t i = 0; o != NULL && pairs[i] != NULL; i += 2)
+        if (sc_json_object_append(o, pairs[i], sc_json_new_string(pairs[i + 1])) != 0) {
+            sc_json_free(o);
+            return NULL;
+        }
+    return o;
+}
+
+static sc_code keys_dir(const doc_args *a, sc_key_paths *kp, sc_error *err)
+{
+    sc_workspace ws;
+    sc_code c = sc_workspace_resolve(&a->ws, &ws, err);
+    if (c != SC_OK)
+        return c;
+    c = sc_key_paths_in(ws.paths[SC_WS_KEYS], kp, err);
+    sc_workspace_free(&ws);
+    return c;
+}
+
+/* ---- keygen ------------------------------------------------------------- */
+
+static int cmd_keygen(doc_args *a)
+{
+    if (a->npositional != 0)
+        return usage_error("unexpected argument %s", a->positional[0]);
+    sc_workspace ws;
+    sc_error err;
+    if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
+        return report(&err);
+    sc_signing_key k;
+    sc_key_paths kp = {NULL, NULL};
+    sc_code c = sc_signing_key_generate(NULL, a->key_id, &k, &err);
+    if (c == SC_OK) {
+        c = sc_keys_write(ws.paths[SC_WS_KEYS], &k, (a->given & OPT_FORCE) != 0, &kp, &err);
+        if (c != SC_OK)
+            sc_signing_key_free(&k);
+    }
+    sc_workspace_free(&ws);
+    if (c != SC_OK)
+        return report(&err);
+    int rc = 0;
+    if (a->given & OPT_JSON) {
+        const char *pairs[] = {"keyId", k.key_id, "privateKey", kp.private_path,
+                               "publicKey", kp.public_path, NULL};
+        rc = print_json(object_of(pairs));
+    } else {
+        printf("created signing key %s\n  private key: %s\n  public key:  %s\n", k.key_id,
+               kp.private_path, kp.public_path);
+    }
+    sc_signing_key_free(&k);
+    sc_key_paths_free(&kp);
+    return rc;
+}
+
+/* ---- sign --------------------------------------------------------------- */
+
+/* FILE less a final ".json", plus ".signed.json" (caller frees). */
+static char *default_output(const char *file)
+{
+    size_t n = strlen(file);
+    if (n > 5 && strcmp(file + n - 5, ".json") == 0)
+        n -= 5;
+    char *out = malloc(n + sizeof ".signed.json");
+    if (out != NULL) {
+        memcpy(out, file, n);
+        memcpy(out + n, ".signed.json", sizeof ".signed.json");
+    }
+    return out;
+}
+
+static int cmd_sign(doc_args *a)
+{
+    if (a->npositional != 1)
+        return usage_error("%s", "sign takes one FILE (a manifest)");
+    if (a->signer != NULL && a->key_id != NULL)
+        return usage_error("%s", "--key-id is for local keys, not with --signer-command");
+    if (a->signer == NULL && a->public_key != NULL)
+        return usage_error("%s", "--public-key goes with --signer-command");
+    const char *file = a->positional[0];
+    sc_error err;
+    sc_json *doc = NULL;
+    sc_manifest_info info;
+    sc_code c = sc_json_parse_file(file, &doc, &err);
+    if (c == SC_OK && (c = sc_manifest_check(doc, SC_DOC_ANY, &info, &err)) != SC_OK)
+        sc_error_prefix(&err, file);
+    char *payload = NULL, *text = NULL;
+    size_t payload_len = 0, text_len = 0;
+    if (c == SC_OK)
+        c = sc_json_write(doc, &payload, &payload_len, &err);
+    sc_json_free(doc);
+    sc_key_paths kp = {NULL, NULL};
+    if (c == SC_OK && (a->signer == NULL || a->public_key == NULL))
+        c = keys_dir(a, &kp, &err);
+    if (c == SC_OK && a->signer != NULL) {
+        sc_trust trust;
+        c = sc_trust_read_file(a->public_key ? a->public_key : kp.public_path, &trust, &err);
+        if (c == SC_OK) {
+            c = sc_envelope_sign_external(a->signer, payload, payload_len, &trust,
+                                          SC_DOC_ANY, &text, &text_len, &err);
+            sc_trust_free(&trust);
+        }
+    } else if (c == SC_OK) {
+        sc_signing_key k;
+        memset(&k, 0, sizeof k);
+        c = sc_keys_load(kp.private_path, kp.public_path, &k, &err);
+        if (c == SC_OK && a->key_id != NULL &&
+            (k.key_id_len != strlen(a->key_id) || strcmp(k.key_id, a->key_id) != 0)) {
+            c = sc_error_set(&err, SC_E_INVALID_KEY, kp.public_path,
+                             "the key pair in %s is keyId \"%s\", not \"%s\"",
+                             kp.public_path, k.key_id, a->key_id);
+        }
+        if (c == SC_OK)
+            c = sc_envelope_sign_text(payload, payload_len, &k, 1, &text, &text_len, &err);
+        sc_signing_key_free(&k);
+    }
+    free(payload);
+    sc_key_paths_free(&kp);
+    char *out = NULL;
+    if (c == SC_OK) {
+        out = a->out ? strdup(a->out) : default_output(file);
+        if (out == NULL)
+            c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    }
+    if (c == SC_OK)
+        c = sc_file_write_atomic(out, text, text_len, 0644, &err);
+    free(text);
+    int rc = 0;
+    if (c != SC_OK)
+        rc = report(&err);
+    else if (a->given & OPT_JSON) {
+        const char *pairs[] = {"kind", info.kind, "identity", info.identity, "output", out,
+                               NULL};
+        rc = print_json(object_of(pairs));
+    } else {
+        printf("signed %s %s -> %s\n", info.kind, info.identity, out);
+    }
+    free(out);
+    return rc;
+}
+
+/* ---- verify-document ---------------------------------------------------- */
+
+static int cmd_verify(doc_args *a)
+{
+    if (a->npositional != 1)
+        return usage_error("%s", "verify-document takes one FILE (a signed document)");
+    if (a->trust == NULL)
+        return usage_error("%s", "verify-document needs --trust TRUSTFILE");
+    sc_doc_type expect = SC_DOC_ANY;
+    if (a->expect != NULL) {
+        if (strcmp(a->expect, "release") == 0)
+            expect = SC_DOC_RELEASE;
+        else if (strcmp(a->expect, "channel") == 0)
+            expect = SC_DOC_CHANNEL;
+        else if (strcmp(a->expect, "revocations") == 0)
+            expect = SC_DOC_REVOCATIONS;
+        else
+            return usage_error("--expect takes release, channel or revocations, not %s",
+                               a->expect);
+    }
+    sc_verified_document vd;
+    sc_error err;
+    sc_code c = sc_envelope_verify_file(a->trust, a->positional[0], expect, &vd, &err);
+    int json = (a->given & OPT_JSON) != 0;
+    if (c != SC_OK) {
+        if (!json || c == SC_E_USAGE)
+            return report(&err);
+        sc_json *o = sc_json_new_object();
+        int bad = o == NULL || sc_json_object_append(o, "ok", sc_json_new_bool(0)) ||
+                  sc_json_object_append(o, "code", sc_json_new_string(sc_code_name(c))) ||
+                  sc_json_object_append(o, "message", sc_json_new_string(err.message));
+        if (bad) {
+            sc_json_free(o);
+            o = NULL;
+        }
+        int rc = print_json(o);
+        return rc != 0 ? rc : EXIT_REJECTED;
+    }
+    int rc = 0;
+    if (json) {
+        sc_json *o = sc_json_new_object();
+        int bad = o == NULL || sc_json_object_append(o, "ok", sc_json_new_bool(1)) ||
+                  sc_json_object_append(o, "kind", sc_json_new_string(vd.info.kind)) ||
+                  sc_json_object_append(o, "namespace", sc_json_new_string(vd.info.ns)) ||
+                  sc_json_object_append(o, "identity", sc_json_new_string(vd.info.identity)) ||
+                  sc_json_object_append(o, "keyId",
+                                        sc_json_new_string_len(vd.key_id, vd.key_id_len)) ||
+                  sc_json_object_append(o, "payloadSha256",
+                                        sc_json_new_string(vd.payload_sha256));
+        if (bad) {
+            sc_json_free(o);
+            o = NULL;
+        }
+        rc = print_json(o);
+    } else {
+        printf("ok %s %s signed-by %s\n", vd.info.kind, vd.info.identity, vd.key_id);
+    }
+    sc_verified_document_free(&vd);
+    return rc;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+int sc_cli_documents_help(const char *cmd)
+{
+    if (cmd == NULL)
+        return -1;
+    if (strcmp(cmd, "keygen") == 0)
+        fputs(keygen_help, stdout);
+    else if (strcmp(cmd, "sign") == 0)
+        fputs(sign_help, stdout);
+    else if (strcmp(cmd, "verify-document") == 0)
+        fputs(verify_help, stdout);
+    else
+        return -1;
+    return 0;
+}
+
+int sc_cli_documents_dispatch(int argc, char **argv, int *status)
+{
+    int at = command_index(argc, argv);
+    if (at == 0 || !is_ours(argv[at]))
+        return 0;
+    const char *cmd = argv[at];
+    unsigned allowed = strcmp(cmd, "keygen") == 0 ? OPT_KEY_ID | OPT_FORCE | OPT_JSON
+                       : strcmp(cmd, "sign") == 0
+                           ? OPT_OUT | OPT_KEY_ID | OPT_SIGNER | OPT_PUBLIC_KEY | OPT_JSON
+                           : OPT_TRUST | OPT_EXPECT | OPT_JSON;
+    doc_args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse(argc, argv, at, allowed, &a);
+    if (rc != 0)
+        *status = rc;
+    else if (a.help)
+        *status = sc_cli_documents_help(cmd);
+    else if (strcmp(cmd, "keygen") == 0)
+        *status = cmd_keygen(&a);
+    else if (strcmp(cmd, "sign") == 0)
+        *status = cmd_sign(&a);
+    else
+        *status = cmd_verify(&a);
+    return 1;
+}

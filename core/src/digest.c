@@ -1,0 +1,168 @@
+/*
+ * digest.c — SHA-256 through OpenSSL EVP.
+ *
+ * Guarantees: one code path (EVP_DigestInit_ex/Update/Final_ex with
+ * EVP_sha256) for the one-shot, streaming and file forms, so all three agree
+ * byte for byte; the EVP context is freed on every path; the file form never
+ * holds more than one 1 MiB buffer.
+ */
+#include "scrollcase/digest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+sc_code sc_sha256_init(sc_sha256_ctx *ctx, sc_error *err)
+{
+    if (ctx == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_sha256_init: no context");
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    ctx->md = NULL;
+    if (md == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
+                            "out of memory starting SHA-256");
+    if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(md);
+        return sc_error_set(err, SC_E_INTERNAL, NULL,
+                            "OpenSSL could not start SHA-256");
+    }
+    ctx->md = md;
+    return SC_OK;
+}
+
+sc_code sc_sha256_update(sc_sha256_ctx *ctx, const void *data, size_t len,
+                         sc_error *err)
+{
+    if (ctx == NULL || ctx->md == NULL || (data == NULL && len > 0))
+        return sc_error_set(err, SC_E_USAGE, NULL,
+                            "sc_sha256_update: no context or no data");
+    if (len > 0 && EVP_DigestUpdate((EVP_MD_CTX *)ctx->md, data, len) != 1)
+        return sc_error_set(err, SC_E_INTERNAL, NULL,
+                            "OpenSSL could not update SHA-256");
+    return SC_OK;
+}
+
+sc_code sc_sha256_final(sc_sha256_ctx *ctx, unsigned char out[SC_SHA256_LEN],
+                        sc_error *err)
+{
+    if (ctx == NULL || ctx->md == NULL || out == NULL) {
+        sc_sha256_abort(ctx);
+        return sc_error_set(err, SC_E_USAGE, NULL,
+                            "sc_sha256_final: no context or no output");
+    }
+    unsigned int n = 0;
+    int ok = EVP_DigestFinal_ex((EVP_MD_CTX *)ctx->md, out, &n) == 1 &&
+             n == SC_SHA256_LEN;
+    sc_sha256_abort(ctx);
+    if (!ok)
+        return sc_error_set(err, SC_E_INTERNAL, NULL,
+                            "OpenSSL could not finish SHA-256");
+    return SC_OK;
+}
+
+void sc_sha256_abort(sc_sha256_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    EVP_MD_CTX_free((EVP_MD_CTX *)ctx->md);
+    ctx->md = NULL;
+}
+
+sc_code sc_sha256(const void *data, size_t len, unsigned char out[SC_SHA256_LEN],
+                  sc_error *err)
+{
+    sc_sha256_ctx ctx;
+    sc_code c = sc_sha256_init(&ctx, err);
+    if (c != SC_OK)
+        return c;
+    c = sc_sha256_update(&ctx, data, len, err);
+    if (c != SC_OK) {
+        sc_sha256_abort(&ctx);
+        return c;
+    }
+    return sc_sha256_final(&ctx, out, err);
+}
+
+sc_code sc_sha256_hex(const void *data, size_t len,
+                      char out[SC_SHA256_HEX_LEN + 1], sc_error *err)
+{
+    unsigned char d[SC_SHA256_LEN];
+    sc_code c = sc_sha256(data, len, d, err);
+    if (c != SC_OK)
+        return c;
+    sc_hex_lower(d, sizeof d, out);
+    return SC_OK;
+}
+
+sc_code sc_sha256_file(const char *path, unsigned char out[SC_SHA256_LEN],
+                       sc_error *err)
+{
+    if (path == NULL || out == NULL)
+        return sc_error_set(err, SC_E_USAGE, path, "sc_sha256_file: no path or no output");
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int e = errno;
+        return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path,
+                            strerror(e));
+    }
+    unsigned char *buf = malloc(SC_SHA256_FILE_BUFFER);
+    if (buf == NULL) {
+        close(fd);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, path,
+                            "out of memory hashing %s", path);
+    }
+    sc_sha256_ctx ctx;
+    sc_code c = sc_sha256_init(&ctx, err);
+    while (c == SC_OK) {
+        ssize_t r = read(fd, buf, SC_SHA256_FILE_BUFFER);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            c = sc_error_set(err, SC_E_IO, path, "cannot read %s: %s", path,
+                             strerror(e));
+            break;
+        }
+        if (r == 0)
+            break;
+        c = sc_sha256_update(&ctx, buf, (size_t)r, err);
+    }
+    free(buf);
+    close(fd);
+    if (c != SC_OK) {
+        sc_sha256_abort(&ctx);
+        return c;
+    }
+    return sc_sha256_final(&ctx, out, err);
+}
+
+void sc_hex_lower(const unsigned char *bytes, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+int sc_is_lower_hex(const char *s, size_t len, size_t n)
+{
+    if (s == NULL || len != n)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
