@@ -57,14 +57,17 @@ static sc_code bad(ctx *c, const char *field, const char *fmt, ...)
     return sc_error_set(c->err, SC_E_INVALID_MANIFEST, field, "%s", what);
 }
 
+/* Field paths are for messages: one too long for FIELD_MAX ends in "...". */
 static void sub_member(char *out, const char *parent, const char *key)
 {
-    snprintf(out, FIELD_MAX, "%s.%s", parent, key);
+    if (snprintf(out, FIELD_MAX, "%s.%s", parent, key) >= FIELD_MAX)
+        memcpy(out + FIELD_MAX - 4, "...", 4);
 }
 
 static void sub_index(char *out, const char *parent, size_t i)
 {
-    snprintf(out, FIELD_MAX, "%s[%zu]", parent, i);
+    if (snprintf(out, FIELD_MAX, "%s[%zu]", parent, i) >= FIELD_MAX)
+        memcpy(out + FIELD_MAX - 4, "...", 4);
 }
 
 /* The string's bytes equal the NUL-terminated s (no embedded NUL). */
