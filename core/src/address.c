@@ -4,17 +4,17 @@
  *
  * Guarantees: inputs are checked before any name is made, so no name ever
  * holds a bad part; names are built with exact lengths (no fixed buffers
- * that could cut one short); SHA-256 comes from OpenSSL's EVP, never from a
- * hash written here.  On failure nothing is left allocated.
+ * that could cut one short); SHA-256 comes from digest.h (OpenSSL EVP),
+ * never from a hash written here.  On failure nothing is left allocated.
  */
 #include "scrollcase/address.h"
 
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrollcase/digest.h"
 #include "scrollcase/path.h"
 #include "scrollcase/target.h"
 
@@ -108,15 +108,14 @@ sc_code sc_cohort_salt(const char *box_id, const char *version,
 {
     static const char hex[] = "0123456789abcdef";
     char *text = concat(box_id, ":", version, (const char *)NULL);
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
+    unsigned char md[SC_SHA256_LEN];
     out[0] = '\0';
     if (text == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-    int ok = EVP_Digest(text, strlen(text), md, &mdlen, EVP_sha256(), NULL);
+    sc_code rc = sc_sha256(text, strlen(text), md, err);
     free(text);
-    if (!ok || mdlen != 32)
-        return sc_error_set(err, SC_E_INTERNAL, NULL, "SHA-256 failed");
+    if (rc != SC_OK)
+        return rc;
     for (size_t i = 0; i < SC_COHORT_SALT_LEN / 2; i++) {
         out[2 * i] = hex[md[i] >> 4];
         out[2 * i + 1] = hex[md[i] & 15];

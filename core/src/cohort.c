@@ -3,17 +3,17 @@
  *
  * Guarantees: the install id is checked before anything is hashed; the hash
  * input is built in one exactly sized buffer (salt, one 0x00 byte, id) and
- * freed before returning; SHA-256 is OpenSSL's EVP.  Inputs that are JSON
+ * freed before returning; SHA-256 comes from digest.h (OpenSSL EVP).  Inputs that are JSON
  * documents are trusted to have passed sc_manifest_check; nothing else is
  * assumed of them, and they are only read.
  */
 #include "scrollcase/cohort.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrollcase/digest.h"
 #include "scrollcase/path.h"
 #include "scrollcase/target.h"
 
@@ -49,12 +49,11 @@ sc_code sc_cohort_bucket_n(const char *salt, size_t salt_len, const char *id,
         memcpy(buf, salt, salt_len);
     buf[salt_len] = 0x00;
     memcpy(buf + salt_len + 1, id, id_len);
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    int ok = EVP_Digest(buf, n, md, &mdlen, EVP_sha256(), NULL);
+    unsigned char md[SC_SHA256_LEN];
+    rc = sc_sha256(buf, n, md, err);
     free(buf);
-    if (!ok || mdlen != 32)
-        return sc_error_set(err, SC_E_INTERNAL, NULL, "SHA-256 failed");
+    if (rc != SC_OK)
+        return rc;
     uint32_t be = ((uint32_t)md[0] << 24) | ((uint32_t)md[1] << 16) |
                   ((uint32_t)md[2] << 8) | (uint32_t)md[3];
     *bucket = be % SC_COHORT_BUCKETS;

@@ -368,6 +368,41 @@ static void info_long_namespace_is_truncated_not_refused(void)
     sc_json_free(doc);
 }
 
+static void info_long_version_truncates_identity(void)
+{
+    char version[2000];
+    memset(version, '9', sizeof version - 1);
+    version[sizeof version - 1] = '\0';
+    sc_json *doc = parse_q(REL);
+    sc_json_object_set(doc, "version", sc_json_new_string(version));
+    sc_manifest_info info;
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_manifest_check(doc, R, &info, &err), SC_OK);
+    CU_ASSERT_EQUAL(info.truncated, 1);
+    CU_ASSERT_EQUAL(strlen(info.identity), SC_IDENTITY_MAX - 1);
+    CU_ASSERT_EQUAL(strncmp(info.identity, "demo 999", 8), 0);
+    sc_json_free(doc);
+}
+
+static void long_member_names_are_cut_in_messages(void)
+{
+    char key[1200];
+    memset(key, 'k', sizeof key - 1);
+    key[sizeof key - 1] = '\0';
+    sc_json *doc = parse_q(REL);
+    sc_json_object_append(doc, key, sc_json_new_number(1));
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_manifest_check(doc, R, NULL, &err), BAD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "..."));
+    sc_json_free(doc);
+    /* the same inside a nested object */
+    doc = parse_q(REL);
+    sc_json_object_append(sc_json_get(doc, "archive"), key, sc_json_new_number(1));
+    CU_ASSERT_EQUAL(sc_manifest_check(doc, R, NULL, &err), BAD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "$.archive.kkk"));
+    sc_json_free(doc);
+}
+
 /* ---- step 7: an object ------------------------------------------------ */
 
 static void s7_payload_must_be_object(void)
@@ -1348,6 +1383,8 @@ static void agreement_first_difference_wins(void)
     X(any_accepts_each_kind)                                                  \
     X(info_names_kind_namespace_identity)                                     \
     X(info_long_namespace_is_truncated_not_refused)                           \
+    X(info_long_version_truncates_identity)                                   \
+    X(long_member_names_are_cut_in_messages)                                  \
     X(s7_payload_must_be_object)                                              \
     X(s8_version_absent_is_invalid_manifest)                                  \
     X(s8_version_1_and_2_deprecated)                                          \

@@ -4,7 +4,7 @@
  *
  * Guarantees: the bucket is exactly
  *   BE-uint32(SHA-256(utf8(cohortSalt) || 0x00 || utf8(installId))[0..4]) mod 10000
- * (SHA-256 from OpenSSL's EVP); releases are walked in declared order and
+ * (SHA-256 from digest.h); releases are walked in declared order and
  * the first whose rolloutPercentage x 100 is greater than the bucket is
  * served.  The functions taking JSON expect documents that already passed
  * sc_manifest_check (a channel, a revocations document, a release or a
