@@ -587,14 +587,18 @@ static sc_code signer_failed(sc_error *err, const char *fmt, const char *detail)
     return sc_error_set(err, SC_E_SIGNER_FAILED, NULL, fmt, detail);
 }
 
-static void set_nonblock_cloexec(int fd)
+static void set_nonblock(int fd)
 {
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-    int fd_fl = fcntl(fd, F_GETFD);
-    if (fd_fl >= 0)
-        fcntl(fd, F_SETFD, fd_fl | FD_CLOEXEC);
+}
+
+static void set_cloexec(int fd)
+{
+    int fl = fcntl(fd, F_GETFD);
+    if (fl >= 0)
+        fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
 }
 
 static void close_pair(int p[2])
@@ -645,9 +649,14 @@ static sc_code run_signer(char **words, const void *payload, size_t len, char **
         close_pair(ep);
         return signer_failed(err, "the external signer could not start: %s", strerror(e));
     }
-    set_nonblock_cloexec(in[1]);
-    set_nonblock_cloexec(op[0]);
-    set_nonblock_cloexec(ep[0]);
+    /* Our ends: non-blocking.  All six: close-on-exec, so the signer holds
+     * only the copies dup2 puts on 0, 1 and 2. */
+    set_nonblock(in[1]);
+    set_nonblock(op[0]);
+    set_nonblock(ep[0]);
+    int all[6] = {in[0], in[1], op[0], op[1], ep[0], ep[1]};
+    for (int i = 0; i < 6; i++)
+        set_cloexec(all[i]);
 
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
