@@ -289,6 +289,72 @@ static void requires_each(const char *base, sc_doc_type type,
 }
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Every member of a valid document replaced by a value of another JSON type:
+ * invalid-manifest, except schemaVersion (unsupported-schema-version) and
+ * a target object (invalid-target).
+ */
+static void each_member_wrong_type(const char *base, sc_doc_type type, int line)
+{
+    sc_json *doc = parse_q(base);
+    for (const sc_json *m = doc ? doc->child : NULL; m; m = m->next) {
+        const char *wrong;
+        switch (m->type) {
+        case SC_JSON_STRING:
+            wrong = "1";
+            break;
+        case SC_JSON_NUMBER:
+            wrong = "'1'";
+            break;
+        case SC_JSON_ARRAY:
+            wrong = "{}";
+            break;
+        case SC_JSON_OBJECT:
+            wrong = "[]";
+            break;
+        default:
+            wrong = "'x'";
+            break;
+        }
+        sc_code want = BAD;
+        if (strcmp(m->key, "schemaVersion") == 0)
+            want = SC_E_UNSUPPORTED_SCHEMA_VERSION;
+        else if (strcmp(m->key, "target") == 0)
+            want = SC_E_INVALID_TARGET;
+        sc_error e;
+        expect_code_at(mut(base, type, m->key, wrong, &e), want, &e, line);
+        expect_code_at(mut(base, type, m->key, "null", &e), want, &e, line);
+        if (want == BAD)
+            expect_names_at(&e, m->key, line);
+    }
+    sc_json_free(doc);
+}
+
+static void release_member_wrong_types(void)
+{
+    each_member_wrong_type(REL_FULL, R, __LINE__);
+}
+
+static void box_member_wrong_types(void)
+{
+    each_member_wrong_type(BOX_FULL, B, __LINE__);
+}
+
+static void channel_member_wrong_types(void)
+{
+    each_member_wrong_type(CHAN, C, __LINE__);
+}
+
+static void revocations_member_wrong_types(void)
+{
+    each_member_wrong_type(REVS, V, __LINE__);
+}
+
+static void license_member_wrong_types(void)
+{
+    each_member_wrong_type(LIC, L, __LINE__);
+}
+
 /* ---- the valid documents ------------------------------------------- */
 
 static void valid_documents_pass(void)
@@ -1380,6 +1446,11 @@ static void agreement_first_difference_wins(void)
 
 #define MANIFEST_TESTS(X)                                                     \
     X(valid_documents_pass)                                                   \
+    X(release_member_wrong_types)                                             \
+    X(box_member_wrong_types)                                                 \
+    X(channel_member_wrong_types)                                             \
+    X(revocations_member_wrong_types)                                         \
+    X(license_member_wrong_types)                                             \
     X(any_accepts_each_kind)                                                  \
     X(info_names_kind_namespace_identity)                                     \
     X(info_long_namespace_is_truncated_not_refused)                           \
