@@ -434,7 +434,7 @@ def reports_wellformed(ctx):
         check(key in rep, "report lacks %s" % key)
     with open(os.path.join(HERE, "..", "VERSION")) as f:
         check(rep["suite_version"] == f.read().strip(), "suite version")
-    check(rep["protocol_version"] == "1.0", "protocol version")
+    check(rep["protocol_version"] == "1.1", "protocol version")
     check(rep["adapter"]["hello"]["implementation"]["name"] == "fake", "hello in report")
     check(rep["adapter"]["command"] == ADAPTER.split(" "), "command in report")
     for c in rep["cases"]:

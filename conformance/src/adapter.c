@@ -23,7 +23,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <stdint.h>
+
+#include "scrollcase/address.h"
+#include "scrollcase/base64.h"
+#include "scrollcase/cohort.h"
 #include "scrollcase/config.h"
+#include "scrollcase/envelope.h"
+#include "scrollcase/keys.h"
+#include "scrollcase/manifest.h"
+#include "scrollcase/trust.h"
 #include "scrollcase/error.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
@@ -388,16 +397,345 @@ static int op_config_check(kase *k, result *r)
     return 0;
 }
 
+/* ---- signed documents and manifests (format-v3 8-13) ------------------- */
+
+static int string_arg(kase *k, const char *name, int required, const char **out)
+{
+    const sc_json *v = get(k->args, name);
+    *out = NULL;
+    if (v == NULL)
+        return required ? fail(EXIT_ADAPTER, "args.%s is required", name) : 0;
+    *out = sc_json_cstr(v);
+    if (*out == NULL)
+        return fail(EXIT_ADAPTER, "args.%s must be a string without NUL", name);
+    return 0;
+}
+
+/* A document type named in args ("release", "box", ...). */
+static int type_arg(const char *s, sc_doc_type *t)
+{
+    static const struct {
+        const char *name;
+        sc_doc_type type;
+    } types[] = {{"release", SC_DOC_RELEASE},
+                 {"channel", SC_DOC_CHANNEL},
+                 {"revocations", SC_DOC_REVOCATIONS},
+                 {"license-inventory", SC_DOC_LICENSE_INVENTORY},
+                 {"box", SC_DOC_BOX}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(types[i].name, s) == 0) {
+            *t = types[i].type;
+            return 0;
+        }
+    return fail(EXIT_UNSUPPORTED, "document type \"%s\" is not supported", s);
+}
+
+/* Parse the input of a role; a rejection fills r and returns 0 with *doc NULL. */
+static int parse_input(kase *k, const char *role, sc_json **doc, result *r)
+{
+    char *path = NULL;
+    *doc = NULL;
+    int rc = input_path(k, role, &path, NULL);
+    if (rc != 0)
+        return rc;
+    r->code = sc_json_parse_file(path, doc, &r->err);
+    free(path);
+    return 0;
+}
+
+static int op_document_verify(kase *k, result *r)
+{
+    static const char *const names[] = {"expectType", NULL};
+    const char *expect_name = NULL;
+    sc_doc_type expect = SC_DOC_ANY;
+    char *doc = NULL, *trust = NULL;
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = string_arg(k, "expectType", 0, &expect_name);
+    if (rc == 0 && expect_name != NULL)
+        rc = type_arg(expect_name, &expect);
+    if (rc == 0)
+        rc = input_path(k, "document", &doc, NULL);
+    if (rc == 0)
+        rc = input_path(k, "trust", &trust, NULL);
+    if (rc == 0) {
+        sc_verified_document vd;
+        memset(&vd, 0, sizeof vd);
+        r->code = sc_envelope_verify_file(trust, doc, expect, &vd, &r->err);
+        if (r->code == SC_OK) {
+            r->out = must(sc_json_new_object());
+            put(r->out, "kind", sc_json_new_string(vd.info.kind));
+            put(r->out, "namespace", sc_json_new_string(vd.info.ns));
+            put(r->out, "type", sc_json_new_string(sc_doc_type_name(vd.info.type)));
+            put(r->out, "identity", sc_json_new_string(vd.info.identity));
+            put(r->out, "keyId", sc_json_new_string_len(vd.key_id, vd.key_id_len));
+            put(r->out, "payloadSha256", sc_json_new_string(vd.payload_sha256));
+        }
+        sc_verified_document_free(&vd);
+    }
+    free(doc);
+    free(trust);
+    return rc;
+}
+
+static sc_json *base64_of(const unsigned char *bytes, size_t n)
+{
+    char *text = NULL;
+    size_t len = 0;
+    sc_error err;
+    if (sc_base64_encode(bytes, n, &text, &len, &err) != SC_OK)
+        return NULL;
+    sc_json *s = sc_json_new_string_len(text, len);
+    free(text);
+    return s;
+}
+
+static int op_trust_read(kase *k, result *r)
+{
+    static const char *const names[] = {NULL};
+    char *path = NULL;
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = input_path(k, "trust", &path, NULL);
+    if (rc != 0)
+        return rc;
+    sc_trust t;
+    memset(&t, 0, sizeof t);
+    r->code = sc_trust_read_file(path, &t, &r->err);
+    free(path);
+    if (r->code == SC_OK) {
+        sc_json *keys = must(sc_json_new_array());
+        for (size_t i = 0; i < t.count; i++) {
+            sc_json *e = must(sc_json_new_object());
+            put(e, "keyId", sc_json_new_string_len(t.keys[i].key_id, t.keys[i].key_id_len));
+            put(e, "publicKeyBase64", base64_of(t.keys[i].public_key, SC_ED25519_PUBLIC_LEN));
+            if (sc_json_array_append(keys, e) != 0)
+                must(NULL);
+        }
+        r->out = must(sc_json_new_object());
+        put(r->out, "keys", keys);
+    }
+    sc_trust_free(&t);
+    return 0;
+}
+
+static int hex_nibble(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+static int op_keygen(kase *k, result *r)
+{
+    static const char *const names[] = {"seedHex", "keyId", NULL};
+    const char *hex = NULL, *key_id = NULL;
+    unsigned char seed[SC_ED25519_SEED_LEN];
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = string_arg(k, "seedHex", 1, &hex);
+    if (rc == 0)
+        rc = string_arg(k, "keyId", 0, &key_id);
+    if (rc != 0)
+        return rc;
+    if (strlen(hex) != 2 * SC_ED25519_SEED_LEN)
+        return fail(EXIT_ADAPTER, "args.seedHex must be 64 lowercase hex digits");
+    for (size_t i = 0; i < SC_ED25519_SEED_LEN; i++) {
+        int hi = hex_nibble(hex[2 * i]), lo = hex_nibble(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return fail(EXIT_ADAPTER, "args.seedHex must be 64 lowercase hex digits");
+        seed[i] = (unsigned char)(hi << 4 | lo);
+    }
+    sc_signing_key key;
+    memset(&key, 0, sizeof key);
+    r->code = sc_signing_key_generate(seed, key_id, &key, &r->err);
+    if (r->code != SC_OK)
+        return 0;
+    char *pub = NULL, *priv = NULL;
+    size_t pub_len = 0, priv_len = 0;
+    r->code = sc_public_pem_write(key.public_key, &pub, &pub_len, &r->err);
+    if (r->code == SC_OK)
+        r->code = sc_private_pem_write(seed, &priv, &priv_len, &r->err);
+    if (r->code == SC_OK) {
+        r->out = must(sc_json_new_object());
+        put(r->out, "keyId", sc_json_new_string_len(key.key_id, key.key_id_len));
+        put(r->out, "publicKeyBase64", base64_of(key.public_key, SC_ED25519_PUBLIC_LEN));
+        put(r->out, "publicKeyPem", sc_json_new_string_len(pub, pub_len));
+        put(r->out, "privateKeyPem", sc_json_new_string_len(priv, priv_len));
+    }
+    free(pub);
+    free(priv);
+    sc_signing_key_free(&key);
+    return 0;
+}
+
+static int op_manifest_check(kase *k, result *r)
+{
+    static const char *const names[] = {"type", NULL};
+    const char *type_name = NULL;
+    sc_doc_type type = SC_DOC_ANY;
+    char *path = NULL;
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = string_arg(k, "type", 1, &type_name);
+    if (rc == 0)
+        rc = type_arg(type_name, &type);
+    if (rc == 0)
+        rc = input_path(k, "manifest", &path, NULL);
+    if (rc != 0)
+        return rc;
+    char *bytes = NULL;
+    size_t len = 0;
+    sc_json *doc = NULL;
+    sc_manifest_info info;
+    memset(&info, 0, sizeof info);
+    r->code = sc_file_read(path, &bytes, &len, NULL, &r->err);
+    free(path);
+    if (r->code == SC_OK && type == SC_DOC_BOX) {
+        r->code = sc_manifest_read_box_json(bytes, len, &doc, &info, &r->err);
+    } else if (r->code == SC_OK) {
+        r->code = sc_json_parse(bytes, len, &doc, &r->err);
+        if (r->code == SC_OK)
+            r->code = sc_manifest_check(doc, type, &info, &r->err);
+    }
+    if (r->code == SC_OK) {
+        r->out = must(sc_json_new_object());
+        put(r->out, "type", sc_json_new_string(type_name));
+        put(r->out, "identity", sc_json_new_string(info.identity));
+    }
+    sc_json_free(doc);
+    free(bytes);
+    return 0;
+}
+
+static int op_agreement(kase *k, result *r)
+{
+    static const char *const names[] = {NULL};
+    sc_json *release = NULL, *box = NULL;
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = parse_input(k, "release", &release, r);
+    if (rc == 0 && r->code == SC_OK)
+        rc = parse_input(k, "box", &box, r);
+    if (rc == 0 && r->code == SC_OK) {
+        r->code = sc_manifest_agreement(release, box, &r->err);
+        if (r->code == SC_OK)
+            r->out = must(sc_json_new_object());
+    }
+    sc_json_free(release);
+    sc_json_free(box);
+    return rc;
+}
+
+static int op_cohort(kase *k, result *r)
+{
+    static const char *const names[] = {"installId", NULL};
+    const sc_json *id = NULL;
+    sc_json *channel = NULL;
+    int rc = args_known(k, names);
+    if (rc == 0 && (id = get(k->args, "installId")) == NULL)
+        rc = fail(EXIT_ADAPTER, "args.installId is required");
+    if (rc == 0 && id->type != SC_JSON_STRING)
+        rc = fail(EXIT_ADAPTER, "args.installId must be a string");
+    if (rc == 0)
+        rc = parse_input(k, "channel", &channel, r);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_manifest_check(channel, SC_DOC_CHANNEL, NULL, &r->err);
+    if (rc == 0 && r->code == SC_OK) {
+        size_t index = 0;
+        uint32_t bucket = 0;
+        r->code = sc_cohort_select_n(channel, id->string, id->length, &index,
+                                     &bucket, &r->err);
+        if (r->code == SC_OK) {
+            const sc_json *rel = sc_json_at(get(channel, "releases"), index);
+            r->out = must(sc_json_new_object());
+            put(r->out, "bucket", sc_json_new_number((double)bucket));
+            put(r->out, "index", sc_json_new_number((double)index));
+            put(r->out, "version", sc_json_copy(get(rel, "version")));
+            put(r->out, "releaseManifestUrl", sc_json_copy(get(rel, "releaseManifestUrl")));
+        }
+    }
+    sc_json_free(channel);
+    return rc;
+}
+
+static int op_revocation_check(kase *k, result *r)
+{
+    static const char *const names[] = {NULL};
+    sc_json *release = NULL, *revocations = NULL;
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = parse_input(k, "release", &release, r);
+    if (rc == 0 && r->code == SC_OK)
+        rc = parse_input(k, "revocations", &revocations, r);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_manifest_check(release, SC_DOC_RELEASE, NULL, &r->err);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_manifest_check(revocations, SC_DOC_REVOCATIONS, NULL, &r->err);
+    if (rc == 0 && r->code == SC_OK) {
+        r->code = sc_revocation_check(release, revocations, &r->err);
+        if (r->code == SC_OK) {
+            r->out = must(sc_json_new_object());
+            put(r->out, "revoked", sc_json_new_bool(0));
+        }
+    }
+    sc_json_free(release);
+    sc_json_free(revocations);
+    return rc;
+}
+
+static int op_address(kase *k, result *r)
+{
+    static const char *const names[] = {"boxId", "version", "targetId", "channel",
+                                        "archiveSha256", "releaseSha256",
+                                        "assetBaseUrl", NULL};
+    sc_address_input in;
+    int rc = args_known(k, names);
+    if (rc == 0)
+        rc = string_arg(k, "boxId", 1, &in.box_id);
+    if (rc == 0)
+        rc = string_arg(k, "version", 1, &in.version);
+    if (rc == 0)
+        rc = string_arg(k, "targetId", 1, &in.target_id);
+    if (rc == 0)
+        rc = string_arg(k, "channel", 1, &in.channel);
+    if (rc == 0)
+        rc = string_arg(k, "archiveSha256", 1, &in.archive_sha256);
+    if (rc == 0)
+        rc = string_arg(k, "releaseSha256", 1, &in.release_sha256);
+    if (rc == 0)
+        rc = string_arg(k, "assetBaseUrl", 1, &in.asset_base_url);
+    if (rc != 0)
+        return rc;
+    sc_address a;
+    memset(&a, 0, sizeof a);
+    r->code = sc_address_make(&in, &a, &r->err);
+    if (r->code == SC_OK)
+        r->out = must(sc_address_to_json(&a));
+    sc_address_free(&a);
+    return 0;
+}
+
 static const struct {
     const char *name;
     op_fn fn;
 } operations[] = {
     /* sorted by name: --hello lists them in this order */
+    {"address", op_address},
+    {"agreement", op_agreement},
+    {"cohort", op_cohort},
     {"config-check", op_config_check},
+    {"document-verify", op_document_verify},
     {"json-read", op_json_read},
+    {"keygen", op_keygen},
+    {"manifest-check", op_manifest_check},
+    {"revocation-check", op_revocation_check},
     {"scroll-migrate", op_scroll_migrate},
     {"scroll-resolve", op_scroll_resolve},
     {"target-id", op_target_id},
+    {"trust-read", op_trust_read},
 };
 #define NOPS (sizeof operations / sizeof operations[0])
 

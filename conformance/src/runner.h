@@ -10,7 +10,7 @@
 #include "corpus.h"
 #include "scrollcase/json.h"
 
-#define SC_CONFORM_PROTOCOL "1.0"
+#define SC_CONFORM_PROTOCOL "1.1"
 #define SC_CONFORM_PROTOCOL_MAJOR 1
 
 typedef struct sc_xfail {
