@@ -27,7 +27,7 @@
 #include "scrollcase/error.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
-#include "sha256.h"
+#include "scrollcase/digest.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -653,18 +653,21 @@ static int precheck(const sc_run *r, sc_case *c)
     }
     for (size_t i = 0; i < c->ninputs; i++) {
         char *path = sc_xjoin(c->dir, c->inputs[i].file);
-        char hex[65];
+        char hex[SC_SHA256_HEX_LEN + 1];
+        unsigned char digest[SC_SHA256_LEN];
+        sc_error derr;
         struct stat st;
         int rc;
         if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
             set_result(c, SC_ST_ERROR, "input %s is missing or not a regular file",
                        c->inputs[i].file);
             rc = 1;
-        } else if (sc_sha256_file(path, hex) != 0) {
+        } else if (sc_sha256_file(path, digest, &derr) != SC_OK) {
             set_result(c, SC_ST_ERROR, "input %s cannot be read: %s",
-                       c->inputs[i].file, strerror(errno));
+                       c->inputs[i].file, derr.message);
             rc = 1;
-        } else if (strcmp(hex, c->inputs[i].sha256) != 0) {
+        } else if (sc_hex_lower(digest, SC_SHA256_LEN, hex),
+                   strcmp(hex, c->inputs[i].sha256) != 0) {
             set_result(c, SC_ST_ERROR, "input %s has sha256 %s, case.json says %s",
                        c->inputs[i].file, hex, c->inputs[i].sha256);
             rc = 1;
