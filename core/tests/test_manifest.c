@@ -685,6 +685,11 @@ static void release_members_in_table_order(void)
     expect_code_at(mutv(REL, R, &e, "archive.format", "'tar'", "modelCacheSubdir", "'a/../b'",
                         (const char *)NULL),
                    BAD, &e, __LINE__);
+    /* the entry-point rule runs at its member's place, before modelCacheSubdir */
+    expect_code_at(mutv(REL, R, &e, "pythonEntryPoint", "'python'", "modelCacheSubdir", "'../x'",
+                        (const char *)NULL),
+                   BAD, &e, __LINE__);
+    expect_names_at(&e, "$.pythonEntryPoint", __LINE__);
     /* an unknown member is reported after every member's own checks */
     expect_code_at(mutv(REL, R, &e, "aaa", "1", "target", "{'platform':'x','arch':'y','accelerator':'z'}",
                         (const char *)NULL),
