@@ -193,7 +193,11 @@ static sc_code bad_envelope(sc_error *err, const char *field, const char *what)
                         field, what);
 }
 
-/* Step 4 for one signature object. */
+/*
+ * Step 4 for one signature object, in the order of 5.5: the type, the
+ * required members in the order of 9.1, their values in that order, then
+ * unknown members.
+ */
 static sc_code check_signature_member(const sc_json *s, size_t i, sc_error *err)
 {
     char field[64];
@@ -201,11 +205,14 @@ static sc_code check_signature_member(const sc_json *s, size_t i, sc_error *err)
     if (!sc_json_is(s, SC_JSON_OBJECT))
         return bad_envelope(err, field, "must be an object");
     static const char *const names[] = {"algorithm", "keyId", "signatureBase64"};
+    for (size_t k = 0; k < 3; k++)
+        if (sc_json_get(s, names[k]) == NULL) {
+            snprintf(field, sizeof field, "$.signatures[%zu].%s", i, names[k]);
+            return bad_envelope(err, field, "is required");
+        }
     for (size_t k = 0; k < 3; k++) {
         const sc_json *v = sc_json_get(s, names[k]);
         snprintf(field, sizeof field, "$.signatures[%zu].%s", i, names[k]);
-        if (v == NULL)
-            return bad_envelope(err, field, "is required");
         if (k == 0 && !string_is(v, SC_SIGNATURE_ALGORITHM))
             return bad_envelope(err, field, "must be \"ed25519\"");
         if (k == 1 && (v->type != SC_JSON_STRING || v->length == 0))
@@ -221,31 +228,32 @@ static sc_code check_signature_member(const sc_json *s, size_t i, sc_error *err)
     return SC_OK;
 }
 
-/* Step 4: the members of 9.1 in order, then unknown members. */
+/*
+ * Step 4, in the order of 5.5: the required members in the order of 9.1,
+ * then each member's value in that order, then unknown members.
+ */
 static sc_code check_members(const sc_json *doc, sc_error *err)
 {
-    const sc_json *v = sc_json_get(doc, "schemaVersion");
-    if (v == NULL)
-        return bad_envelope(err, "$.schemaVersion", "is required");
-    v = sc_json_get(doc, "payloadEncoding");
-    if (v == NULL)
-        return bad_envelope(err, "$.payloadEncoding", "is required");
+    static const char *const names[] = {"schemaVersion", "payloadEncoding", "payloadBase64",
+                                        "payloadSha256", "signatures"};
+    for (size_t k = 0; k < 5; k++)
+        if (sc_json_get(doc, names[k]) == NULL) {
+            char field[32];
+            snprintf(field, sizeof field, "$.%s", names[k]);
+            return bad_envelope(err, field, "is required");
+        }
+    /* schemaVersion is present and (step 3) the integer 3 */
+    const sc_json *v = sc_json_get(doc, "payloadEncoding");
     if (!string_is(v, SC_PAYLOAD_ENCODING))
         return bad_envelope(err, "$.payloadEncoding", "must be \"base64-json-utf8\"");
     v = sc_json_get(doc, "payloadBase64");
-    if (v == NULL)
-        return bad_envelope(err, "$.payloadBase64", "is required");
     if (v->type != SC_JSON_STRING || v->length == 0)
         return bad_envelope(err, "$.payloadBase64", "must be a non-empty string");
     v = sc_json_get(doc, "payloadSha256");
-    if (v == NULL)
-        return bad_envelope(err, "$.payloadSha256", "is required");
     if (v->type != SC_JSON_STRING ||
         !sc_is_lower_hex(v->string, v->length, SC_SHA256_HEX_LEN))
         return bad_envelope(err, "$.payloadSha256", "must be 64 lowercase hex digits");
     v = sc_json_get(doc, "signatures");
-    if (v == NULL)
-        return bad_envelope(err, "$.signatures", "is required");
     if (v->type != SC_JSON_ARRAY)
         return bad_envelope(err, "$.signatures", "must be an array");
     if (v->length == 0)

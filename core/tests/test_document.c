@@ -1027,6 +1027,15 @@ static void verify_step4_members_checked_in_order(void)
                          "'payloadEncoding':'utf8','zzz':1}", &t, &err),
                 SC_E_INVALID_ENVELOPE, &err);
     CU_ASSERT_STRING_EQUAL(err.path, "$.payloadEncoding");
+    /* as in 5.5, a missing member is reported before a wrong value */
+    EXPECT_CODE(verify_q("{'schemaVersion':3,'payloadEncoding':'utf8','payloadBase64':'e30=',"
+                         "'payloadSha256':'x'}", &t, &err), SC_E_INVALID_ENVELOPE, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, "$.signatures");
+    EXPECT_CODE(verify_q("{'schemaVersion':3,'payloadEncoding':'base64-json-utf8','payloadBase64':"
+                         "'e30=','payloadSha256':'" "44136fa355b3678a1146ad16f7e8649e"
+                         "94fb4fc21fe77e8310c060f61caaff8a" "','signatures':[{'algorithm':'x',"
+                         "'keyId':''}]}", &t, &err), SC_E_INVALID_ENVELOPE, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, "$.signatures[0].signatureBase64");
     /* an unknown member is reported only after every listed one passes */
     EXPECT_CODE(verify_q("{'zzz':1,'schemaVersion':3,'payloadEncoding':'base64-json-utf8',"
                          "'payloadBase64':'e30=','payloadSha256':'" "44136fa355b3678a1146ad16f7e8649e"
@@ -1581,6 +1590,16 @@ static void signer_that_does_not_read_stdin(void)
      * and this process is alive to see it */
     EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_E_SIGNER_FAILED, &err);
     CU_ASSERT(strstr(err.message, "invalid-manifest") != NULL);
+    free(cmd);
+    /* one that reads it all gets every byte, however large */
+    cmd = script(&f, "eager.sh", "cat > got.bin; exec cat big.json");
+    EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_E_SIGNER_FAILED, &err);
+    char *gp = sc_path_join(f.dir, "got.bin"), *got = NULL;
+    size_t gl = 0;
+    CU_ASSERT(sc_file_read(gp, &got, &gl, NULL, &err) == SC_OK);
+    CU_ASSERT(gl == f.payload_len && got && memcmp(got, f.payload, gl) == 0);
+    free(got);
+    free(gp);
     free(cmd);
     fixture_close(&f);
 }
