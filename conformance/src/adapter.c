@@ -619,6 +619,11 @@ static int op_agreement(kase *k, result *r)
         rc = parse_input(k, "release", &release, r);
     if (rc == 0 && r->code == SC_OK)
         rc = parse_input(k, "box", &box, r);
+    /* Each side passes its own schema first (10.4), the release first. */
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_manifest_check(release, SC_DOC_RELEASE, NULL, &r->err);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_manifest_check(box, SC_DOC_BOX, NULL, &r->err);
     if (rc == 0 && r->code == SC_OK) {
         r->code = sc_manifest_agreement(release, box, &r->err);
         if (r->code == SC_OK)
