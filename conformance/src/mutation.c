@@ -21,7 +21,13 @@ typedef enum {
     M_NO_DEFAULTS,
     M_CASE_SENSITIVE_COLLISION,
     M_REVERSE_JOIN,
-    M_MIGRATE_NOOP
+    M_MIGRATE_NOOP,
+    M_LAX_SIGNATURE,
+    M_LAX_TRUST,
+    M_LAX_PAYLOAD_HASH,
+    M_AGREEMENT_IGNORES_ENVIRONMENT,
+    M_COHORT_BUCKET_SHIFT,
+    M_IGNORE_REVOCATIONS
 } mutation;
 
 static const struct {
@@ -36,6 +42,12 @@ static const struct {
     {"case-sensitive-collision", M_CASE_SENSITIVE_COLLISION},
     {"reverse-join", M_REVERSE_JOIN},
     {"migrate-noop", M_MIGRATE_NOOP},
+    {"lax-signature", M_LAX_SIGNATURE},
+    {"lax-trust", M_LAX_TRUST},
+    {"lax-payload-hash", M_LAX_PAYLOAD_HASH},
+    {"agreement-ignores-environment", M_AGREEMENT_IGNORES_ENVIRONMENT},
+    {"cohort-bucket-shift", M_COHORT_BUCKET_SHIFT},
+    {"ignore-revocations", M_IGNORE_REVOCATIONS},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -200,6 +212,17 @@ static int migrate_noop(const sc_adapter_ctx *ctx, sc_json *output)
     return rc;
 }
 
+/* The bucket one further along: a port that hashes the bytes in another
+ * order or rounds differently lands install ids in other buckets. */
+static int shift_bucket(sc_json *output)
+{
+    sc_json *b = member(output, "bucket");
+    if (b == NULL || b->type != SC_JSON_NUMBER)
+        return 0;
+    double next = b->number + 1 >= 10000 ? 0 : b->number + 1;
+    return sc_json_object_set(output, "bucket", sc_json_new_number(next));
+}
+
 int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
 {
     int is_resolve = strcmp(ctx->operation, "scroll-resolve") == 0;
@@ -228,6 +251,20 @@ int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output
                 return -1;
         }
         return 0;
+    case M_LAX_SIGNATURE:
+        return swallow(code, output, SC_E_INVALID_SIGNATURE);
+    case M_LAX_TRUST:
+        return swallow(code, output, SC_E_INVALID_TRUST_FILE);
+    case M_LAX_PAYLOAD_HASH:
+        return swallow(code, output, SC_E_ALTERED_PAYLOAD);
+    case M_AGREEMENT_IGNORES_ENVIRONMENT:
+        return swallow(code, output, SC_E_ENVIRONMENT_DISAGREEMENT);
+    case M_COHORT_BUCKET_SHIFT:
+        return *code == SC_OK && strcmp(ctx->operation, "cohort") == 0
+                   ? shift_bucket(*output)
+                   : 0;
+    case M_IGNORE_REVOCATIONS:
+        return swallow(code, output, SC_E_REVOKED_RELEASE);
     case M_MIGRATE_NOOP:
         return *code == SC_OK && strcmp(ctx->operation, "scroll-migrate") == 0
                    ? migrate_noop(ctx, *output)
