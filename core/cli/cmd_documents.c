@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdint.h>
+
+#include "scrollcase/cohort.h"
 #include "scrollcase/config.h"
 #include "scrollcase/envelope.h"
 #include "scrollcase/error.h"
@@ -60,6 +63,17 @@ static const char verify_help[] =
     "prints {\"ok\": true, kind, namespace, identity, keyId, payloadSha256} or\n"
     "{\"ok\": false, code, message}.  Exit 1 when it does not verify.\n";
 
+static const char channel_help[] =
+    "usage: scrollcase channel resolve CHANNEL --install-id ID --trust TRUSTFILE [--json]\n"
+    "\n"
+    "Verifies the signed channel document CHANNEL against TRUSTFILE (9.2), then\n"
+    "picks the release this install is served (docs/format-v3.md 12): the\n"
+    "install id's bucket, SHA-256 of cohortSalt, a 0 byte and the id, read as a\n"
+    "big-endian 32-bit number modulo 10000, against each release's\n"
+    "rolloutPercentage x 100 in the order listed.  Prints \"serve <version>\n"
+    "<releaseManifestUrl> (bucket N, release #I)\"; --json prints {bucket, index,\n"
+    "version, releaseManifestUrl}.  None served: no-release-for-cohort.\n";
+
 /* ---- arguments ---------------------------------------------------------- */
 
 enum opt_bit {
@@ -70,14 +84,15 @@ enum opt_bit {
     OPT_SIGNER = 1 << 4,
     OPT_PUBLIC_KEY = 1 << 5,
     OPT_TRUST = 1 << 6,
-    OPT_EXPECT = 1 << 7
+    OPT_EXPECT = 1 << 7,
+    OPT_INSTALL_ID = 1 << 8
 };
 
 typedef struct doc_args {
     sc_workspace_options ws;
     unsigned given;
     int help;
-    const char *key_id, *out, *signer, *public_key, *trust, *expect;
+    const char *key_id, *out, *signer, *public_key, *trust, *expect, *install_id;
     const char *positional[4];
     int npositional;
 } doc_args;
@@ -93,6 +108,7 @@ static const opt_def options[] = {
     {"--json", OPT_JSON, 0},           {"--out", OPT_OUT, 1},
     {"--signer-command", OPT_SIGNER, 1}, {"--public-key", OPT_PUBLIC_KEY, 1},
     {"--trust", OPT_TRUST, 1},         {"--expect", OPT_EXPECT, 1},
+    {"--install-id", OPT_INSTALL_ID, 1},
     {"--project-root", 0, 1},          {"--config", 0, 1},
     {"--scrolls-dir", 0, 1},           {"--build-dir", 0, 1},
     {"--out-dir", 0, 1},               {"--keys-dir", 0, 1},
@@ -122,7 +138,7 @@ static const opt_def *find_option(const char *arg, size_t n)
 static int is_ours(const char *cmd)
 {
     return strcmp(cmd, "keygen") == 0 || strcmp(cmd, "sign") == 0 ||
-           strcmp(cmd, "verify-document") == 0;
+           strcmp(cmd, "verify-document") == 0 || strcmp(cmd, "channel") == 0;
 }
 
 /* Index of the command word in argv, or 0 if there is none. */
@@ -195,6 +211,7 @@ static int parse(int argc, char **argv, int skip, unsigned allowed, doc_args *a)
         case OPT_PUBLIC_KEY: a->public_key = value; break;
         case OPT_TRUST: a->trust = value; break;
         case OPT_EXPECT: a->expect = value; break;
+        case OPT_INSTALL_ID: a->install_id = value; break;
         default:
             if (strcmp(o->name, "--project-root") == 0)
                 a->ws.project_root = value;
@@ -442,6 +459,47 @@ static int cmd_verify(doc_args *a)
     return rc;
 }
 
+static int cmd_channel(doc_args *a)
+{
+    if (a->npositional != 2 || strcmp(a->positional[0], "resolve") != 0)
+        return usage_error("%s", "channel takes: resolve CHANNEL --install-id ID --trust TRUSTFILE");
+    if (a->trust == NULL || a->install_id == NULL)
+        return usage_error("%s", "channel resolve needs --install-id ID and --trust TRUSTFILE");
+    sc_verified_document vd;
+    sc_error err;
+    if (sc_envelope_verify_file(a->trust, a->positional[1], SC_DOC_CHANNEL, &vd, &err) != SC_OK)
+        return report(&err);
+    size_t index = 0;
+    uint32_t bucket = 0;
+    int rc = 0;
+    if (sc_cohort_select(vd.payload, a->install_id, &index, &bucket, &err) != SC_OK) {
+        rc = report(&err);
+    } else {
+        const sc_json *rel = sc_json_at(sc_json_get(vd.payload, "releases"), index);
+        const char *version = sc_json_cstr(sc_json_get(rel, "version"));
+        const char *url = sc_json_cstr(sc_json_get(rel, "releaseManifestUrl"));
+        if (a->given & OPT_JSON) {
+            sc_json *o = sc_json_new_object();
+            int bad = o == NULL ||
+                      sc_json_object_append(o, "bucket", sc_json_new_number(bucket)) ||
+                      sc_json_object_append(o, "index", sc_json_new_number((double)index)) ||
+                      sc_json_object_append(o, "version", sc_json_copy(sc_json_get(rel, "version"))) ||
+                      sc_json_object_append(o, "releaseManifestUrl",
+                                            sc_json_copy(sc_json_get(rel, "releaseManifestUrl")));
+            if (bad) {
+                sc_json_free(o);
+                o = NULL;
+            }
+            rc = print_json(o);
+        } else {
+            printf("serve %s %s (bucket %u, release #%zu)\n", version ? version : "?",
+                   url ? url : "?", (unsigned)bucket, index);
+        }
+    }
+    sc_verified_document_free(&vd);
+    return rc;
+}
+
 /* ---- entry points ------------------------------------------------------- */
 
 int sc_cli_documents_help(const char *cmd)
@@ -454,6 +512,8 @@ int sc_cli_documents_help(const char *cmd)
         fputs(sign_help, stdout);
     else if (strcmp(cmd, "verify-document") == 0)
         fputs(verify_help, stdout);
+    else if (strcmp(cmd, "channel") == 0)
+        fputs(channel_help, stdout);
     else
         return -1;
     return 0;
@@ -468,7 +528,8 @@ int sc_cli_documents_dispatch(int argc, char **argv, int *status)
     unsigned allowed = strcmp(cmd, "keygen") == 0 ? OPT_KEY_ID | OPT_FORCE | OPT_JSON
                        : strcmp(cmd, "sign") == 0
                            ? OPT_OUT | OPT_KEY_ID | OPT_SIGNER | OPT_PUBLIC_KEY | OPT_JSON
-                           : OPT_TRUST | OPT_EXPECT | OPT_JSON;
+                       : strcmp(cmd, "channel") == 0 ? OPT_TRUST | OPT_INSTALL_ID | OPT_JSON
+                                                     : OPT_TRUST | OPT_EXPECT | OPT_JSON;
     doc_args a;
     memset(&a, 0, sizeof a);
     int rc = parse(argc, argv, at, allowed, &a);
@@ -480,6 +541,8 @@ int sc_cli_documents_dispatch(int argc, char **argv, int *status)
         *status = cmd_keygen(&a);
     else if (strcmp(cmd, "sign") == 0)
         *status = cmd_sign(&a);
+    else if (strcmp(cmd, "channel") == 0)
+        *status = cmd_channel(&a);
     else
         *status = cmd_verify(&a);
     return 1;

@@ -153,6 +153,8 @@ static const char *const main_help =
     "                                sign a manifest into a v3 envelope\n"
     "  verify-document FILE --trust TRUSTFILE [--expect TYPE] [--json]\n"
     "                                verify a signed document\n"
+    "  channel resolve CHANNEL --install-id ID --trust TRUSTFILE [--json]\n"
+    "                                the release a signed channel serves this install\n"
     "  help [COMMAND]                this text, or a command's\n"
     "\n"
     "Workspace options (every command):\n"
