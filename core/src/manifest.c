@@ -19,15 +19,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "scrollcase/path.h"
 #include "scrollcase/target.h"
 
-#define FIELD_MAX 256
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* State of one check: where errors go and what earlier members told us. */
 typedef struct ctx {
-    sc_error *err;
+    sc_check chk;     /* code invalid-manifest, no message prefix */
     sc_target target; /* the top-level target, once checked */
     int have_target;
 } ctx;
@@ -44,32 +44,6 @@ typedef struct member {
 /* ------------------------------------------------------------------------
  * Failures and field names.
  */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static sc_code bad(ctx *c, const char *field, const char *fmt, ...)
-{
-    char what[SC_ERROR_MESSAGE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return sc_error_set(c->err, SC_E_INVALID_MANIFEST, field, "%s", what);
-}
-
-/* Field paths are for messages: one too long for FIELD_MAX ends in "...". */
-static void sub_member(char *out, const char *parent, const char *key)
-{
-    if (snprintf(out, FIELD_MAX, "%s.%s", parent, key) >= FIELD_MAX)
-        memcpy(out + FIELD_MAX - 4, "...", 4);
-}
-
-static void sub_index(char *out, const char *parent, size_t i)
-{
-    if (snprintf(out, FIELD_MAX, "%s[%zu]", parent, i) >= FIELD_MAX)
-        memcpy(out + FIELD_MAX - 4, "...", 4);
-}
-
 /* The string's bytes equal the NUL-terminated s (no embedded NUL). */
 static int str_is(const sc_json *v, const char *s)
 {
@@ -81,30 +55,17 @@ static int str_is(const sc_json *v, const char *s)
 /* ------------------------------------------------------------------------
  * Value checks.  Each first checks the type, then the value.
  */
-static sc_code want_type(ctx *c, const sc_json *v, sc_json_type t,
-                         const char *field)
-{
-    static const char *const names[] = {"null", "a boolean", "a number",
-                                        "a string", "an array", "an object"};
-    if (sc_json_is(v, t))
-        return SC_OK;
-    return bad(c, field, "%s must be %s, received %s", field, names[t],
-               sc_json_type_name(v));
-}
-
+/* A text (the table form of sc_check_text). */
 static sc_code want_text(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_type(c, v, SC_JSON_STRING, field);
-    if (rc == SC_OK && v->length == 0)
-        rc = bad(c, field, "%s must not be empty", field);
-    return rc;
+    return sc_check_text(&c->chk, v, field);
 }
 
 static sc_code want_slug(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_text(c, v, field);
+    sc_code rc = sc_check_text(&c->chk, v, field);
     if (rc == SC_OK && !sc_is_slug(sc_json_cstr(v)))
-        rc = bad(c, field,
+        rc = sc_check_fail(&c->chk, field,
                  "%s does not match the required pattern ^[a-z0-9]+(?:[-.][a-z0-9]+)*$",
                  field);
     return rc;
@@ -112,41 +73,25 @@ static sc_code want_slug(ctx *c, const sc_json *v, const char *field)
 
 static sc_code want_module(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_text(c, v, field);
+    sc_code rc = sc_check_text(&c->chk, v, field);
     if (rc == SC_OK && !sc_is_dotted_name(sc_json_cstr(v)))
-        rc = bad(c, field, "%s must be a dotted Python module name", field);
+        rc = sc_check_fail(&c->chk, field, "%s must be a dotted Python module name", field);
     return rc;
 }
 
 /* A text that is also a payload path (§3): unsafe-path when it is not. */
 static sc_code want_path(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_text(c, v, field);
+    sc_code rc = sc_check_text(&c->chk, v, field);
     if (rc == SC_OK)
-        rc = sc_path_check(v->string, v->length, field, c->err);
+        rc = sc_path_check(v->string, v->length, field, c->chk.err);
     return rc;
-}
-
-static int lower_hex(const sc_json *v, size_t digits)
-{
-    if (v->length != digits)
-        return 0;
-    for (size_t i = 0; i < digits; i++) {
-        char ch = v->string[i];
-        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')))
-            return 0;
-    }
-    return 1;
 }
 
 static sc_code want_hex(ctx *c, const sc_json *v, const char *field,
                         size_t digits)
 {
-    sc_code rc = want_type(c, v, SC_JSON_STRING, field);
-    if (rc == SC_OK && !lower_hex(v, digits))
-        rc = bad(c, field, "%s must be exactly %zu lowercase hexadecimal digits",
-                 field, digits);
-    return rc;
+    return sc_check_lower_hex(&c->chk, v, field, digits);
 }
 
 static sc_code want_sha256(ctx *c, const sc_json *v, const char *field)
@@ -164,35 +109,21 @@ static sc_code want_salt(ctx *c, const sc_json *v, const char *field)
     return want_hex(c, v, field, 32);
 }
 
-static sc_code want_integer(ctx *c, const sc_json *v, const char *field,
-                            uint64_t min, uint64_t max)
-{
-    uint64_t n = 0;
-    if (!sc_json_is(v, SC_JSON_NUMBER) || !sc_json_uint53(v, &n))
-        return bad(c, field,
-                   "%s must be an integer literal in 0..9007199254740991, received %s",
-                   field, sc_json_type_name(v));
-    if (n < min || n > max)
-        return bad(c, field, "%s must be between %llu and %llu", field,
-                   (unsigned long long)min, (unsigned long long)max);
-    return SC_OK;
-}
-
 static sc_code want_positive_integer(ctx *c, const sc_json *v, const char *field)
 {
-    return want_integer(c, v, field, 1, (uint64_t)SC_JSON_MAX_SAFE_INTEGER);
+    return sc_check_integer(&c->chk, v, field, 1, (uint64_t)SC_JSON_MAX_SAFE_INTEGER);
 }
 
 static sc_code want_boolean(ctx *c, const sc_json *v, const char *field)
 {
-    return want_type(c, v, SC_JSON_BOOL, field);
+    return sc_check_type(&c->chk, v, SC_JSON_BOOL, field);
 }
 
 /* A string equal to one of the n names (a constant when n is 1). */
 static sc_code want_one_of(ctx *c, const sc_json *v, const char *field,
                            const char *const *names, size_t n)
 {
-    sc_code rc = want_type(c, v, SC_JSON_STRING, field);
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_STRING, field);
     if (rc != SC_OK)
         return rc;
     for (size_t i = 0; i < n; i++)
@@ -204,7 +135,7 @@ static sc_code want_one_of(ctx *c, const sc_json *v, const char *field,
         snprintf(list + used, sizeof list - used, "%s\"%s\"",
                  i == 0 ? "" : (i + 1 == n ? " or " : ", "), names[i]);
     }
-    return bad(c, field, "%s must be %s", field, list);
+    return sc_check_fail(&c->chk, field, "%s must be %s", field, list);
 }
 
 static int digits(const char *s, size_t n, int *out)
@@ -239,9 +170,9 @@ int sc_manifest_timestamp_valid(const char *s, size_t len)
 
 static sc_code want_timestamp(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_type(c, v, SC_JSON_STRING, field);
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_STRING, field);
     if (rc == SC_OK && !sc_manifest_timestamp_valid(v->string, v->length))
-        rc = bad(c, field,
+        rc = sc_check_fail(&c->chk, field,
                  "%s must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ (no fraction, "
                  "no offset)", field);
     return rc;
@@ -252,15 +183,15 @@ static sc_code want_number(ctx *c, const sc_json *v, const char *field,
                            int has_lo, double lo, int lo_open, int has_hi,
                            double hi)
 {
-    sc_code rc = want_type(c, v, SC_JSON_NUMBER, field);
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_NUMBER, field);
     if (rc != SC_OK)
         return rc;
     if (has_lo && lo_open && !(v->number > lo))
-        return bad(c, field, "%s must be greater than %g", field, lo);
+        return sc_check_fail(&c->chk, field, "%s must be greater than %g", field, lo);
     if (has_lo && !lo_open && !(v->number >= lo))
-        return bad(c, field, "%s must be at least %g", field, lo);
+        return sc_check_fail(&c->chk, field, "%s must be at least %g", field, lo);
     if (has_hi && !(v->number <= hi))
-        return bad(c, field, "%s must be at most %g", field, hi);
+        return sc_check_fail(&c->chk, field, "%s must be at most %g", field, hi);
     return SC_OK;
 }
 
@@ -288,16 +219,16 @@ static sc_code want_at_most_one(ctx *c, const sc_json *v, const char *field)
 static sc_code want_array(ctx *c, const sc_json *v, const char *field,
                           size_t min_items, check_fn check)
 {
-    sc_code rc = want_type(c, v, SC_JSON_ARRAY, field);
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_ARRAY, field);
     if (rc != SC_OK)
         return rc;
     if (v->length < min_items)
-        return bad(c, field, "%s must contain at least %zu item(s)", field,
+        return sc_check_fail(&c->chk, field, "%s must contain at least %zu item(s)", field,
                    min_items);
     size_t i = 0;
     for (const sc_json *e = v->child; e; e = e->next, i++) {
-        char f[FIELD_MAX];
-        sub_index(f, field, i);
+        char f[SC_FIELD_MAX];
+        sc_field_index(f, field, i);
         if ((rc = check(c, e, f)) != SC_OK)
             return rc;
     }
@@ -320,7 +251,7 @@ static sc_code want_required(ctx *c, const sc_json *obj, const char *field,
 {
     for (size_t i = 0; i < n; i++)
         if (table[i].required && sc_json_get(obj, table[i].name) == NULL)
-            return bad(c, field, "%s.%s is required", field, table[i].name);
+            return sc_check_fail(&c->chk, field, "%s.%s is required", field, table[i].name);
     return SC_OK;
 }
 
@@ -329,11 +260,11 @@ static sc_code want_members(ctx *c, const sc_json *obj, const char *field,
 {
     for (size_t i = 0; i < n; i++) {
         const sc_json *m = sc_json_get(obj, table[i].name);
-        char f[FIELD_MAX];
+        char f[SC_FIELD_MAX];
         sc_code rc;
         if (m == NULL || table[i].check == NULL)
             continue;
-        sub_member(f, field, table[i].name);
+        sc_field_member(f, field, table[i].name);
         if ((rc = table[i].check(c, m, f)) != SC_OK)
             return rc;
     }
@@ -345,9 +276,9 @@ static sc_code want_known(ctx *c, const sc_json *obj, const char *field,
 {
     for (const sc_json *m = obj->child; m; m = m->next)
         if (!in_table(table, n, m)) {
-            char f[FIELD_MAX];
-            sub_member(f, field, m->key);
-            return bad(c, f, "%s is not allowed", f);
+            char f[SC_FIELD_MAX];
+            sc_field_member(f, field, m->key);
+            return sc_check_fail(&c->chk, f, "%s is not allowed", f);
         }
     return SC_OK;
 }
@@ -357,7 +288,7 @@ static sc_code want_object(ctx *c, const sc_json *v, const char *field,
                            const member *table, size_t n)
 {
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, table, n)) != SC_OK ||
         (rc = want_members(c, v, field, table, n)) != SC_OK)
         return rc;
@@ -375,7 +306,7 @@ static sc_code want_object(ctx *c, const sc_json *v, const char *field,
  */
 static sc_code check_target(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = sc_target_from_json(v, field, &c->target, c->err);
+    sc_code rc = sc_target_from_json(v, field, &c->target, c->chk.err);
     if (rc == SC_OK)
         c->have_target = 1;
     return rc;
@@ -384,12 +315,12 @@ static sc_code check_target(ctx *c, const sc_json *v, const char *field)
 /* A text equal to the target's entry point (the target is checked before). */
 static sc_code check_entry_point(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_text(c, v, field);
+    sc_code rc = sc_check_text(&c->chk, v, field);
     if (rc != SC_OK || !c->have_target)
         return rc;
     const char *ep = sc_target_python_entry_point(&c->target);
     if (ep == NULL || !str_is(v, ep))
-        return bad(c, field, "%s must be %s, the entry point of %s boxes",
+        return sc_check_fail(&c->chk, field, "%s must be %s, the entry point of %s boxes",
                    field, ep ? ep : "?", sc_target_adapter_id(&c->target));
     return SC_OK;
 }
@@ -401,32 +332,32 @@ static sc_code check_compatibility(ctx *c, const sc_json *v, const char *field)
                                         "minMacosVersion",
                                         "minNvidiaDriverVersion"};
     static const char *const hosts[] = {"native", "windows-wsl2"};
-    char f[FIELD_MAX];
+    char f[SC_FIELD_MAX];
     sc_code rc;
     const sc_json *m;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK)
+    if ((rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field)) != SC_OK)
         return rc;
     for (size_t i = 0; i < COUNT(texts); i++)
         if ((m = sc_json_get(v, texts[i])) != NULL) {
-            sub_member(f, field, texts[i]);
-            if ((rc = want_text(c, m, f)) != SC_OK)
+            sc_field_member(f, field, texts[i]);
+            if ((rc = sc_check_text(&c->chk, m, f)) != SC_OK)
                 return rc;
         }
     if ((m = sc_json_get(v, "minRamGb")) != NULL) {
-        sub_member(f, field, "minRamGb");
+        sc_field_member(f, field, "minRamGb");
         if ((rc = want_greater_than_zero(c, m, f)) != SC_OK)
             return rc;
     }
     if ((m = sc_json_get(v, "hostEnvironments")) != NULL) {
-        sub_member(f, field, "hostEnvironments");
-        if ((rc = want_type(c, m, SC_JSON_ARRAY, f)) != SC_OK)
+        sc_field_member(f, field, "hostEnvironments");
+        if ((rc = sc_check_type(&c->chk, m, SC_JSON_ARRAY, f)) != SC_OK)
             return rc;
         if (m->length < 1)
-            return bad(c, f, "%s must contain at least 1 item(s)", f);
+            return sc_check_fail(&c->chk, f, "%s must contain at least 1 item(s)", f);
         size_t i = 0;
         for (const sc_json *e = m->child; e; e = e->next, i++) {
-            char g[FIELD_MAX];
-            sub_index(g, f, i);
+            char g[SC_FIELD_MAX];
+            sc_field_index(g, f, i);
             if ((rc = want_one_of(c, e, g, hosts, COUNT(hosts))) != SC_OK)
                 return rc;
         }
@@ -437,27 +368,27 @@ static sc_code check_compatibility(ctx *c, const sc_json *v, const char *field)
 static sc_code check_environment(ctx *c, const sc_json *v, const char *field)
 {
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK)
+    if ((rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field)) != SC_OK)
         return rc;
     for (const sc_json *m = v->child; m; m = m->next) {
-        char f[FIELD_MAX];
-        sub_member(f, field, m->key);
+        char f[SC_FIELD_MAX];
+        sc_field_member(f, field, m->key);
         if (m->key_length == 0 || strlen(m->key) != m->key_length ||
             strchr(m->key, '=') != NULL)
-            return bad(c, field,
+            return sc_check_fail(&c->chk, field,
                        "%s: the variable name \"%s\" must be non-empty, without "
                        "'=' and without NUL", field, m->key);
-        if ((rc = want_type(c, m, SC_JSON_STRING, f)) != SC_OK)
+        if ((rc = sc_check_type(&c->chk, m, SC_JSON_STRING, f)) != SC_OK)
             return rc;
         if (strlen(m->string) != m->length)
-            return bad(c, f, "%s must not contain NUL", f);
+            return sc_check_fail(&c->chk, f, "%s must not contain NUL", f);
     }
     return SC_OK;
 }
 
 static sc_code check_string(ctx *c, const sc_json *v, const char *field)
 {
-    return want_type(c, v, SC_JSON_STRING, field);
+    return sc_check_type(&c->chk, v, SC_JSON_STRING, field);
 }
 
 static sc_code check_default_args(ctx *c, const sc_json *v, const char *field)
@@ -482,7 +413,7 @@ static sc_code check_execution(ctx *c, const sc_json *v, const char *field)
                                     {"module", 1, want_module},
                                     {"defaultArgs", 1, check_default_args}};
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, kind_only, 1)) != SC_OK ||
         (rc = want_members(c, v, field, kind_only, 1)) != SC_OK)
         return rc;
@@ -515,7 +446,7 @@ static sc_code check_imports(ctx *c, const sc_json *v, const char *field)
 
 static sc_code check_timeout(ctx *c, const sc_json *v, const char *field)
 {
-    return want_integer(c, v, field, 1, 86400);
+    return sc_check_integer(&c->chk, v, field, 1, 86400);
 }
 
 static const member self_test_members[] = {
@@ -539,7 +470,7 @@ static sc_code check_provenance_environment(ctx *c, const sc_json *v,
     static const member prefix[] = {{"source", 1, NULL},
                                     {"prefixDigest", 1, want_sha256}};
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, source_only, 1)) != SC_OK ||
         (rc = want_members(c, v, field, source_only, 1)) != SC_OK)
         return rc;
@@ -588,12 +519,12 @@ static const member tolerance_members[] = {
 
 static sc_code check_tolerances(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_type(c, v, SC_JSON_OBJECT, field);
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field);
     if (rc != SC_OK)
         return rc;
     if (!sc_json_get(v, "absolute") && !sc_json_get(v, "relative") &&
         !sc_json_get(v, "minimumCosine"))
-        return bad(c, field,
+        return sc_check_fail(&c->chk, field,
                    "%s must declare at least one of absolute, relative, minimumCosine",
                    field);
     return want_object(c, v, field, tolerance_members, COUNT(tolerance_members));
@@ -636,9 +567,9 @@ static int is_compute_capability(const sc_json *v)
 static sc_code check_compute_capability(ctx *c, const sc_json *v,
                                         const char *field)
 {
-    sc_code rc = want_type(c, v, SC_JSON_STRING, field);
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_STRING, field);
     if (rc == SC_OK && !is_compute_capability(v))
-        rc = bad(c, field, "%s must match ^[0-9]+\\.[0-9]+$", field);
+        rc = sc_check_fail(&c->chk, field, "%s must match ^[0-9]+\\.[0-9]+$", field);
     return rc;
 }
 
@@ -661,12 +592,12 @@ static const member gates_members[] = {{"selfTest", 0, check_gate_self_test},
 
 static sc_code check_gates(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_type(c, v, SC_JSON_OBJECT, field);
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field);
     if (rc != SC_OK)
         return rc;
     if (!sc_json_get(v, "selfTest") && !sc_json_get(v, "parity") &&
         !sc_json_get(v, "host"))
-        return bad(c, field, "%s must record at least one of selfTest, parity, host",
+        return sc_check_fail(&c->chk, field, "%s must record at least one of selfTest, parity, host",
                    field);
     return want_object(c, v, field, gates_members, COUNT(gates_members));
 }
@@ -743,7 +674,7 @@ static sc_code check_channel_name(ctx *c, const sc_json *v, const char *field)
 
 static sc_code check_rollout(ctx *c, const sc_json *v, const char *field)
 {
-    return want_integer(c, v, field, 1, 100);
+    return sc_check_integer(&c->chk, v, field, 1, 100);
 }
 
 static const member channel_release_members[] = {
@@ -771,7 +702,7 @@ static const member channel_members[] = {
 static sc_code check_any_target(ctx *c, const sc_json *v, const char *field)
 {
     sc_target t;
-    return sc_target_from_json(v, field, &t, c->err);
+    return sc_target_from_json(v, field, &t, c->chk.err);
 }
 
 static const member revocation_members[] = {
@@ -796,19 +727,19 @@ static const member revocations_members[] = {
 /* ---- licence inventory ------------------------------------------------- */
 static sc_code check_target_id(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_text(c, v, field);
+    sc_code rc = sc_check_text(&c->chk, v, field);
     if (rc != SC_OK)
         return rc;
     sc_target t;
     sc_error ignored;
     const char *s = sc_json_cstr(v);
     if (s == NULL || sc_target_parse_id(s, &t, &ignored) != SC_OK)
-        return bad(c, field, "%s must be a target id such as linux-x86_64-cpu",
+        return sc_check_fail(&c->chk, field, "%s must be a target id such as linux-x86_64-cpu",
                    field);
     char id[SC_TARGET_ID_MAX];
     sc_target_id(&t, id, sizeof id);
     if (strcmp(id, s) != 0)
-        return bad(c, field, "%s must be a target id such as linux-x86_64-cpu",
+        return sc_check_fail(&c->chk, field, "%s must be a target id such as linux-x86_64-cpu",
                    field);
     c->target = t;
     c->have_target = 1;
@@ -849,9 +780,9 @@ static sc_code check_packages(ctx *c, const sc_json *v, const char *field)
         if (r == 0)
             r = bytes_cmp(sc_json_get(p, "version"), sc_json_get(q, "version"));
         if (r > 0) {
-            char f[FIELD_MAX];
-            sub_index(f, field, i);
-            return bad(c, f,
+            char f[SC_FIELD_MAX];
+            sc_field_index(f, field, i);
+            return sc_check_fail(&c->chk, f,
                        "%s is out of order: packages are sorted by the bytes of "
                        "name, then of version", f);
         }
@@ -922,7 +853,7 @@ static sc_code check_version(ctx *c, const sc_json *doc, sc_doc_type expect)
 {
     const sc_json *v = sc_json_get(doc, "schemaVersion");
     if (v == NULL)
-        return bad(c, "$.schemaVersion", "$.schemaVersion is required");
+        return sc_check_fail(&c->chk, "$.schemaVersion", "$.schemaVersion is required");
     uint64_t n = 0;
     if (sc_json_is(v, SC_JSON_NUMBER) && sc_json_uint53(v, &n)) {
         if (n == SC_MANIFEST_SCHEMA_VERSION)
@@ -933,7 +864,7 @@ static sc_code check_version(ctx *c, const sc_json *doc, sc_doc_type expect)
                                   : "boxes and signed documents are never "
                                     "converted: rebuild the box or re-issue "
                                     "the document as schema version 3";
-            return sc_error_set(c->err, SC_E_DEPRECATED_SCHEMA_VERSION,
+            return sc_error_set(c->chk.err, SC_E_DEPRECATED_SCHEMA_VERSION,
                                 "$.schemaVersion",
                                 "schemaVersion %d is deprecated: this is a v%d "
                                 "%s; %s", (int)n, (int)n,
@@ -947,7 +878,7 @@ static sc_code check_version(ctx *c, const sc_json *doc, sc_doc_type expect)
         sc_json_format_number(v->number, shown, sizeof shown);
     else
         snprintf(shown, sizeof shown, "of type %s", sc_json_type_name(v));
-    return sc_error_set(c->err, SC_E_UNSUPPORTED_SCHEMA_VERSION,
+    return sc_error_set(c->chk.err, SC_E_UNSUPPORTED_SCHEMA_VERSION,
                         "$.schemaVersion",
                         "unsupported schemaVersion %s; expected 3", shown);
 }
@@ -1014,9 +945,9 @@ static sc_code check_weights_assets(ctx *c, const sc_json *doc)
     int w = sc_json_get(doc, "weights") != NULL;
     int a = sc_json_get(doc, "assets") != NULL;
     if (w && !a)
-        return bad(c, "$.assets", "$.assets is required when $.weights is present");
+        return sc_check_fail(&c->chk, "$.assets", "$.assets is required when $.weights is present");
     if (a && !w)
-        return bad(c, "$.weights",
+        return sc_check_fail(&c->chk, "$.weights",
                    "$.weights is required when $.assets is present");
     return SC_OK;
 }
@@ -1042,7 +973,7 @@ static sc_code check_schema(ctx *c, const sc_json *doc, sc_doc_type type)
         table = license_members, n = COUNT(license_members);
         break;
     default:
-        return sc_error_set(c->err, SC_E_INTERNAL, NULL, "no schema for type %d",
+        return sc_error_set(c->chk.err, SC_E_INTERNAL, NULL, "no schema for type %d",
                             (int)type);
     }
     sc_code rc;
@@ -1063,7 +994,8 @@ sc_code sc_manifest_check(const sc_json *payload, sc_doc_type expect,
     sc_manifest_info local;
     sc_code rc;
     memset(&c, 0, sizeof c);
-    c.err = err;
+    c.chk.err = err;
+    c.chk.code = SC_E_INVALID_MANIFEST;
     if (info == NULL)
         info = &local;
     memset(info, 0, sizeof *info);
@@ -1071,7 +1003,7 @@ sc_code sc_manifest_check(const sc_json *payload, sc_doc_type expect,
 
     /* step 7: an object */
     if (!sc_json_is(payload, SC_JSON_OBJECT))
-        return bad(&c, "$", "a manifest must be a JSON object, received %s",
+        return sc_check_fail(&c.chk, "$", "a manifest must be a JSON object, received %s",
                    sc_json_type_name(payload));
     /* step 8: the version */
     if ((rc = check_version(&c, payload, expect)) != SC_OK)
@@ -1082,18 +1014,18 @@ sc_code sc_manifest_check(const sc_json *payload, sc_doc_type expect,
         const sc_json *k = sc_json_get(payload, "kind");
         size_t ns_len = 0;
         if (k == NULL)
-            return bad(&c, "$.kind", "$.kind is required");
+            return sc_check_fail(&c.chk, "$.kind", "$.kind is required");
         if (!sc_json_is(k, SC_JSON_STRING))
-            return bad(&c, "$.kind", "$.kind must be a string, received %s",
+            return sc_check_fail(&c.chk, "$.kind", "$.kind must be a string, received %s",
                        sc_json_type_name(k));
         if (!sc_manifest_parse_kind(k->string, k->length, &type, &ns_len))
-            return bad(&c, "$.kind",
+            return sc_check_fail(&c.chk, "$.kind",
                        "$.kind \"%s\" is not <namespace>.<type> with a namespace "
                        "matching ^[a-z0-9]+(?:[.-][a-z0-9]+)*$ and a type of "
                        "release, channel, revocations or dependency-license-audit",
                        k->string);
         if (expect != SC_DOC_ANY && type != expect)
-            return bad(&c, "$.kind", "$.kind is %s, but a %s was expected",
+            return sc_check_fail(&c.chk, "$.kind", "$.kind is %s, but a %s was expected",
                        k->string, sc_doc_type_name(expect));
         put(info, info->kind, sizeof info->kind, k->string, k->length);
         put(info, info->ns, sizeof info->ns, k->string, ns_len);
@@ -1150,8 +1082,8 @@ sc_code sc_manifest_agreement(const sc_json *release, const sc_json *box,
             code = SC_E_ENVIRONMENT_DISAGREEMENT;
         else if (strcmp(fields[i], "execution") == 0)
             code = SC_E_EXECUTION_DISAGREEMENT;
-        char f[FIELD_MAX];
-        sub_member(f, "$", fields[i]);
+        char f[SC_FIELD_MAX];
+        sc_field_member(f, "$", fields[i]);
         return sc_error_set(err, code, f,
                             "box.json mismatch: %s differs between the signed "
                             "release and the archive's box.json%s", f,

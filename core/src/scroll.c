@@ -18,10 +18,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check.h"
 #include "scrollcase/file.h"
 #include "scrollcase/path.h"
 
-#define FIELD_MAX 256
 
 /* ------------------------------------------------------------------------
  * A small set of byte strings (open addressing, FNV-1a).  Used for the
@@ -108,116 +108,26 @@ static int strset_has(const strset *s, const char *key, size_t len)
 /* ------------------------------------------------------------------------
  * Messages.  Every scroll failure is "<file>: <field> <what>".
  */
-typedef struct ctx {
-    const char *name; /* file name for messages */
-    sc_error *err;
-} ctx;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static sc_code fail(ctx *c, sc_code code, const char *field, const char *fmt,
-                    ...)
-{
-    char what[SC_ERROR_MESSAGE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return sc_error_set(c->err, code, field, "%s: %s", c->name, what);
-}
+typedef sc_check ctx; /* prefix: the file name */
 
 static sc_code oom(ctx *c)
 {
     return sc_error_set(c->err, SC_E_OUT_OF_MEMORY, NULL, "%s: out of memory",
-                        c->name);
-}
-
-/* Field paths are for messages: one too long for the buffer is cut short. */
-static void field_member(char *out, const char *parent, const char *key)
-{
-    if (snprintf(out, FIELD_MAX, "%s.%s", parent, key) >= FIELD_MAX)
-        memcpy(out + FIELD_MAX - 4, "...", 4);
-}
-
-static void field_index(char *out, const char *parent, size_t i)
-{
-    if (snprintf(out, FIELD_MAX, "%s[%zu]", parent, i) >= FIELD_MAX)
-        memcpy(out + FIELD_MAX - 4, "...", 4);
+                        c->prefix);
 }
 
 /* ------------------------------------------------------------------------
  * Schema checks (§5.5).  Each returns SC_OK or the failure.
  */
-static sc_code want_type(ctx *c, const sc_json *v, sc_json_type t,
-                         const char *field)
-{
-    static const char *const names[] = {"null", "boolean", "number",
-                                        "string", "array", "object"};
-    if (sc_json_is(v, t))
-        return SC_OK;
-    return fail(c, SC_E_INVALID_SCROLL, field, "%s must be %s %s, received %s",
-                field, t == SC_JSON_ARRAY || t == SC_JSON_OBJECT ? "an" : "a",
-                names[t], sc_json_type_name(v));
-}
-
-static sc_code want_text(ctx *c, const sc_json *v, const char *field)
-{
-    sc_code rc = want_type(c, v, SC_JSON_STRING, field);
-    if (rc != SC_OK)
-        return rc;
-    if (v->length == 0)
-        return fail(c, SC_E_INVALID_SCROLL, field, "%s must not be empty", field);
-    return SC_OK;
-}
-
-static int is_sha256_hex(const sc_json *v)
-{
-    if (v->length != 64)
-        return 0;
-    for (size_t i = 0; i < 64; i++) {
-        char ch = v->string[i];
-        if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')))
-            return 0;
-    }
-    return 1;
-}
-
 static sc_code want_pattern(ctx *c, const sc_json *v, const char *field,
                             int (*ok)(const char *), const char *what)
 {
-    sc_code rc = want_text(c, v, field);
+    sc_code rc = sc_check_text(c, v, field);
     if (rc != SC_OK)
         return rc;
     if (sc_json_cstr(v) == NULL || !ok(v->string))
-        return fail(c, SC_E_INVALID_SCROLL, field,
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, field,
                     "%s does not match the required pattern (%s)", field, what);
-    return SC_OK;
-}
-
-static sc_code want_sha256(ctx *c, const sc_json *v, const char *field)
-{
-    sc_code rc = want_type(c, v, SC_JSON_STRING, field);
-    if (rc != SC_OK)
-        return rc;
-    if (!is_sha256_hex(v))
-        return fail(c, SC_E_INVALID_SCROLL, field,
-                    "%s must be 64 lowercase hexadecimal digits", field);
-    return SC_OK;
-}
-
-static sc_code want_integer(ctx *c, const sc_json *v, const char *field,
-                            uint64_t min, uint64_t max)
-{
-    uint64_t n = 0;
-    if (!sc_json_is(v, SC_JSON_NUMBER) || !sc_json_uint53(v, &n))
-        return fail(c, SC_E_INVALID_SCROLL, field,
-                    "%s must be an integer literal in 0..9007199254740991, received %s",
-                    field, sc_json_type_name(v));
-    if (n < min || n > max)
-        return fail(c, SC_E_INVALID_SCROLL, field,
-                    "%s must be between %llu and %llu", field,
-                    (unsigned long long)min, (unsigned long long)max);
     return SC_OK;
 }
 
@@ -226,7 +136,7 @@ static sc_code want_required(ctx *c, const sc_json *obj, const char *field,
 {
     for (size_t i = 0; i < n; i++)
         if (sc_json_get(obj, names[i]) == NULL)
-            return fail(c, SC_E_INVALID_SCROLL, field, "%s.%s is required",
+            return sc_check_fail_code(c, SC_E_INVALID_SCROLL, field, "%s.%s is required",
                         field, names[i]);
     return SC_OK;
 }
@@ -246,9 +156,9 @@ static sc_code want_known(ctx *c, const sc_json *obj, const char *field,
 {
     for (const sc_json *m = obj->child; m; m = m->next)
         if (!in_list(names, n, m)) {
-            char f[FIELD_MAX];
-            field_member(f, field, m->key);
-            return fail(c, SC_E_INVALID_SCROLL, f, "%s is not allowed", f);
+            char f[SC_FIELD_MAX];
+            sc_field_member(f, field, m->key);
+            return sc_check_fail_code(c, SC_E_INVALID_SCROLL, f, "%s is not allowed", f);
         }
     return SC_OK;
 }
@@ -260,16 +170,16 @@ static sc_code want_array_of(ctx *c, const sc_json *v, const char *field,
                              size_t min_items,
                              sc_code (*check)(ctx *, const sc_json *, const char *))
 {
-    sc_code rc = want_type(c, v, SC_JSON_ARRAY, field);
+    sc_code rc = sc_check_type(c, v, SC_JSON_ARRAY, field);
     if (rc != SC_OK)
         return rc;
     if (v->length < min_items)
-        return fail(c, SC_E_INVALID_SCROLL, field,
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, field,
                     "%s must contain at least %zu item(s)", field, min_items);
     size_t i = 0;
     for (const sc_json *e = v->child; e; e = e->next, i++) {
-        char f[FIELD_MAX];
-        field_index(f, field, i);
+        char f[SC_FIELD_MAX];
+        sc_field_index(f, field, i);
         if ((rc = check(c, e, f)) != SC_OK)
             return rc;
     }
@@ -283,29 +193,29 @@ static sc_code check_module(ctx *c, const sc_json *v, const char *field)
 
 static sc_code check_string_arg(ctx *c, const sc_json *v, const char *field)
 {
-    return want_type(c, v, SC_JSON_STRING, field);
+    return sc_check_type(c, v, SC_JSON_STRING, field);
 }
 
 static sc_code check_asset(ctx *c, const sc_json *v, const char *field)
 {
     static const char *const keys[] = {"url", "relativePath", "sizeBytes", "sha256"};
-    char f[FIELD_MAX];
+    char f[SC_FIELD_MAX];
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, keys, 4)) != SC_OK)
         return rc;
-    field_member(f, field, "url");
-    if ((rc = want_text(c, sc_json_get(v, "url"), f)) != SC_OK)
+    sc_field_member(f, field, "url");
+    if ((rc = sc_check_text(c, sc_json_get(v, "url"), f)) != SC_OK)
         return rc;
-    field_member(f, field, "relativePath");
-    if ((rc = want_text(c, sc_json_get(v, "relativePath"), f)) != SC_OK)
+    sc_field_member(f, field, "relativePath");
+    if ((rc = sc_check_text(c, sc_json_get(v, "relativePath"), f)) != SC_OK)
         return rc;
-    field_member(f, field, "sizeBytes");
-    if ((rc = want_integer(c, sc_json_get(v, "sizeBytes"), f, 1,
+    sc_field_member(f, field, "sizeBytes");
+    if ((rc = sc_check_integer(c, sc_json_get(v, "sizeBytes"), f, 1,
                            (uint64_t)SC_JSON_MAX_SAFE_INTEGER)) != SC_OK)
         return rc;
-    field_member(f, field, "sha256");
-    if ((rc = want_sha256(c, sc_json_get(v, "sha256"), f)) != SC_OK)
+    sc_field_member(f, field, "sha256");
+    if ((rc = sc_check_lower_hex(c, sc_json_get(v, "sha256"), f, 64)) != SC_OK)
         return rc;
     return want_known(c, v, field, keys, 4);
 }
@@ -314,33 +224,33 @@ static sc_code check_asset_archive(ctx *c, const sc_json *v, const char *field)
 {
     static const char *const keys[] = {"relativePath", "format", "destination",
                                        "stripComponents", "removeAfterExtract"};
-    char f[FIELD_MAX];
+    char f[SC_FIELD_MAX];
     sc_code rc;
     const sc_json *m;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, keys, 3)) != SC_OK)
         return rc;
-    field_member(f, field, "relativePath");
-    if ((rc = want_text(c, sc_json_get(v, "relativePath"), f)) != SC_OK)
+    sc_field_member(f, field, "relativePath");
+    if ((rc = sc_check_text(c, sc_json_get(v, "relativePath"), f)) != SC_OK)
         return rc;
-    field_member(f, field, "format");
+    sc_field_member(f, field, "format");
     m = sc_json_get(v, "format");
-    if ((rc = want_type(c, m, SC_JSON_STRING, f)) != SC_OK)
+    if ((rc = sc_check_type(c, m, SC_JSON_STRING, f)) != SC_OK)
         return rc;
     if (sc_json_cstr(m) == NULL ||
         (strcmp(m->string, "zip") != 0 && strcmp(m->string, "tar.gz") != 0))
-        return fail(c, SC_E_INVALID_SCROLL, f, "%s must be \"zip\" or \"tar.gz\"", f);
-    field_member(f, field, "destination");
-    if ((rc = want_text(c, sc_json_get(v, "destination"), f)) != SC_OK)
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, f, "%s must be \"zip\" or \"tar.gz\"", f);
+    sc_field_member(f, field, "destination");
+    if ((rc = sc_check_text(c, sc_json_get(v, "destination"), f)) != SC_OK)
         return rc;
     if ((m = sc_json_get(v, "stripComponents")) != NULL) {
-        field_member(f, field, "stripComponents");
-        if ((rc = want_integer(c, m, f, 0, (uint64_t)SC_JSON_MAX_SAFE_INTEGER)) != SC_OK)
+        sc_field_member(f, field, "stripComponents");
+        if ((rc = sc_check_integer(c, m, f, 0, (uint64_t)SC_JSON_MAX_SAFE_INTEGER)) != SC_OK)
             return rc;
     }
     if ((m = sc_json_get(v, "removeAfterExtract")) != NULL) {
-        field_member(f, field, "removeAfterExtract");
-        if ((rc = want_type(c, m, SC_JSON_BOOL, f)) != SC_OK)
+        sc_field_member(f, field, "removeAfterExtract");
+        if ((rc = sc_check_type(c, m, SC_JSON_BOOL, f)) != SC_OK)
             return rc;
     }
     return want_known(c, v, field, keys, COUNT(keys));
@@ -349,21 +259,21 @@ static sc_code check_asset_archive(ctx *c, const sc_json *v, const char *field)
 static sc_code check_local_file(ctx *c, const sc_json *v, const char *field)
 {
     static const char *const keys[] = {"sourcePath", "relativePath", "sha256"};
-    char f[FIELD_MAX];
+    char f[SC_FIELD_MAX];
     sc_code rc;
     const sc_json *m;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, keys, 2)) != SC_OK)
         return rc;
-    field_member(f, field, "sourcePath");
-    if ((rc = want_text(c, sc_json_get(v, "sourcePath"), f)) != SC_OK)
+    sc_field_member(f, field, "sourcePath");
+    if ((rc = sc_check_text(c, sc_json_get(v, "sourcePath"), f)) != SC_OK)
         return rc;
-    field_member(f, field, "relativePath");
-    if ((rc = want_text(c, sc_json_get(v, "relativePath"), f)) != SC_OK)
+    sc_field_member(f, field, "relativePath");
+    if ((rc = sc_check_text(c, sc_json_get(v, "relativePath"), f)) != SC_OK)
         return rc;
     if ((m = sc_json_get(v, "sha256")) != NULL) {
-        field_member(f, field, "sha256");
-        if ((rc = want_sha256(c, m, f)) != SC_OK)
+        sc_field_member(f, field, "sha256");
+        if ((rc = sc_check_lower_hex(c, m, f, 64)) != SC_OK)
             return rc;
     }
     return want_known(c, v, field, keys, COUNT(keys));
@@ -371,7 +281,7 @@ static sc_code check_local_file(ctx *c, const sc_json *v, const char *field)
 
 static sc_code check_path_text(ctx *c, const sc_json *v, const char *field)
 {
-    return want_text(c, v, field);
+    return sc_check_text(c, v, field);
 }
 
 static sc_code check_compatibility(ctx *c, const sc_json *v, const char *field)
@@ -379,25 +289,25 @@ static sc_code check_compatibility(ctx *c, const sc_json *v, const char *field)
     static const char *const texts[] = {"minHostAppVersion",
                                         "maxHostAppVersionExclusive",
                                         "minMacosVersion", "minNvidiaDriverVersion"};
-    char f[FIELD_MAX];
+    char f[SC_FIELD_MAX];
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK)
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK)
         return rc;
     for (size_t i = 0; i < COUNT(texts); i++) {
         const sc_json *m = sc_json_get(v, texts[i]);
         if (m == NULL)
             continue;
-        field_member(f, field, texts[i]);
-        if ((rc = want_text(c, m, f)) != SC_OK)
+        sc_field_member(f, field, texts[i]);
+        if ((rc = sc_check_text(c, m, f)) != SC_OK)
             return rc;
     }
     const sc_json *ram = sc_json_get(v, "minRamGb");
     if (ram != NULL) {
-        field_member(f, field, "minRamGb");
-        if ((rc = want_type(c, ram, SC_JSON_NUMBER, f)) != SC_OK)
+        sc_field_member(f, field, "minRamGb");
+        if ((rc = sc_check_type(c, ram, SC_JSON_NUMBER, f)) != SC_OK)
             return rc;
         if (!(ram->number > 0))
-            return fail(c, SC_E_INVALID_SCROLL, f, "%s must be greater than 0", f);
+            return sc_check_fail_code(c, SC_E_INVALID_SCROLL, f, "%s must be greater than 0", f);
     }
     return SC_OK; /* an open object: other members are allowed */
 }
@@ -405,20 +315,20 @@ static sc_code check_compatibility(ctx *c, const sc_json *v, const char *field)
 static sc_code check_environment(ctx *c, const sc_json *v, const char *field)
 {
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK)
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK)
         return rc;
     for (const sc_json *m = v->child; m; m = m->next) {
-        char f[FIELD_MAX];
-        field_member(f, field, m->key);
+        char f[SC_FIELD_MAX];
+        sc_field_member(f, field, m->key);
         if (m->key_length == 0 || strlen(m->key) != m->key_length ||
             strchr(m->key, '=') != NULL)
-            return fail(c, SC_E_INVALID_SCROLL, field,
+            return sc_check_fail_code(c, SC_E_INVALID_SCROLL, field,
                         "%s property name \"%s\" does not match the required "
                         "pattern (no '=', no NUL, not empty)", field, m->key);
-        if ((rc = want_type(c, m, SC_JSON_STRING, f)) != SC_OK)
+        if ((rc = sc_check_type(c, m, SC_JSON_STRING, f)) != SC_OK)
             return rc;
         if (strlen(m->string) != m->length)
-            return fail(c, SC_E_INVALID_SCROLL, f, "%s must not contain NUL", f);
+            return sc_check_fail_code(c, SC_E_INVALID_SCROLL, f, "%s must not contain NUL", f);
     }
     return SC_OK;
 }
@@ -427,39 +337,39 @@ static sc_code check_self_test(ctx *c, const sc_json *v, const char *field)
 {
     static const char *const keys[] = {"imports", "files", "pythonCode",
                                        "pythonFile", "timeoutSeconds"};
-    char f[FIELD_MAX];
+    char f[SC_FIELD_MAX];
     sc_code rc;
     const sc_json *m;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, keys, 1)) != SC_OK)
         return rc;
-    field_member(f, field, "imports");
+    sc_field_member(f, field, "imports");
     if ((rc = want_array_of(c, sc_json_get(v, "imports"), f, 1, check_module)) != SC_OK)
         return rc;
     if ((m = sc_json_get(v, "files")) != NULL) {
-        field_member(f, field, "files");
+        sc_field_member(f, field, "files");
         if ((rc = want_array_of(c, m, f, 0, check_path_text)) != SC_OK)
             return rc;
     }
     if ((m = sc_json_get(v, "pythonCode")) != NULL) {
-        field_member(f, field, "pythonCode");
-        if ((rc = want_text(c, m, f)) != SC_OK)
+        sc_field_member(f, field, "pythonCode");
+        if ((rc = sc_check_text(c, m, f)) != SC_OK)
             return rc;
     }
     if ((m = sc_json_get(v, "pythonFile")) != NULL) {
-        field_member(f, field, "pythonFile");
-        if ((rc = want_text(c, m, f)) != SC_OK)
+        sc_field_member(f, field, "pythonFile");
+        if ((rc = sc_check_text(c, m, f)) != SC_OK)
             return rc;
     }
     if ((m = sc_json_get(v, "timeoutSeconds")) != NULL) {
-        field_member(f, field, "timeoutSeconds");
-        if ((rc = want_integer(c, m, f, 1, SC_SELF_TEST_TIMEOUT_MAX)) != SC_OK)
+        sc_field_member(f, field, "timeoutSeconds");
+        if ((rc = sc_check_integer(c, m, f, 1, SC_SELF_TEST_TIMEOUT_MAX)) != SC_OK)
             return rc;
     }
     if ((rc = want_known(c, v, field, keys, COUNT(keys))) != SC_OK)
         return rc;
     if (sc_json_get(v, "pythonCode") && sc_json_get(v, "pythonFile"))
-        return fail(c, SC_E_INVALID_SCROLL, field,
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, field,
                     "%s declares both pythonCode and pythonFile; choose one", field);
     return SC_OK;
 }
@@ -468,29 +378,29 @@ static sc_code check_execution(ctx *c, const sc_json *v, const char *field)
 {
     static const char *const script_keys[] = {"kind", "script", "defaultArgs"};
     static const char *const module_keys[] = {"kind", "module", "defaultArgs"};
-    char f[FIELD_MAX];
+    char f[SC_FIELD_MAX];
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, script_keys, 1)) != SC_OK)
         return rc;
     const sc_json *kind = sc_json_get(v, "kind");
-    field_member(f, field, "kind");
-    if ((rc = want_type(c, kind, SC_JSON_STRING, f)) != SC_OK)
+    sc_field_member(f, field, "kind");
+    if ((rc = sc_check_type(c, kind, SC_JSON_STRING, f)) != SC_OK)
         return rc;
     int script = strcmp(kind->string, "python-script") == 0;
     int module = strcmp(kind->string, "python-module") == 0;
     if ((!script && !module) || strlen(kind->string) != kind->length)
-        return fail(c, SC_E_INVALID_SCROLL, f,
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, f,
                     "%s must be \"python-script\" or \"python-module\"", f);
     const char *const *keys = script ? script_keys : module_keys;
     if ((rc = want_required(c, v, field, keys, 3)) != SC_OK)
         return rc;
-    field_member(f, field, keys[1]);
-    rc = script ? want_text(c, sc_json_get(v, keys[1]), f)
+    sc_field_member(f, field, keys[1]);
+    rc = script ? sc_check_text(c, sc_json_get(v, keys[1]), f)
                 : check_module(c, sc_json_get(v, keys[1]), f);
     if (rc != SC_OK)
         return rc;
-    field_member(f, field, "defaultArgs");
+    sc_field_member(f, field, "defaultArgs");
     if ((rc = want_array_of(c, sc_json_get(v, "defaultArgs"), f, 0,
                             check_string_arg)) != SC_OK)
         return rc;
@@ -499,15 +409,15 @@ static sc_code check_execution(ctx *c, const sc_json *v, const char *field)
 
 static sc_code check_accelerator_name(ctx *c, const sc_json *v, const char *field)
 {
-    sc_code rc = want_type(c, v, SC_JSON_STRING, field);
+    sc_code rc = sc_check_type(c, v, SC_JSON_STRING, field);
     if (rc != SC_OK)
         return rc;
     if (strcmp(v->string, "cpu") && strcmp(v->string, "metal") &&
         strcmp(v->string, "cuda"))
-        return fail(c, SC_E_INVALID_SCROLL, field,
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, field,
                     "%s must be \"cpu\", \"metal\" or \"cuda\"", field);
     if (strlen(v->string) != v->length)
-        return fail(c, SC_E_INVALID_SCROLL, field,
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, field,
                     "%s must be \"cpu\", \"metal\" or \"cuda\"", field);
     return SC_OK;
 }
@@ -516,16 +426,16 @@ static sc_code check_parity(ctx *c, const sc_json *v, const char *field)
 {
     static const char *const keys[] = {"script", "accelerators", "tolerances"};
     static const char *const tol_keys[] = {"absolute", "relative", "minimumCosine"};
-    char f[FIELD_MAX];
+    char f[SC_FIELD_MAX];
     sc_code rc;
-    if ((rc = want_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, keys, 3)) != SC_OK)
         return rc;
-    field_member(f, field, "script");
-    if ((rc = want_text(c, sc_json_get(v, "script"), f)) != SC_OK)
+    sc_field_member(f, field, "script");
+    if ((rc = sc_check_text(c, sc_json_get(v, "script"), f)) != SC_OK)
         return rc;
     const sc_json *acc = sc_json_get(v, "accelerators");
-    field_member(f, field, "accelerators");
+    sc_field_member(f, field, "accelerators");
     if ((rc = want_array_of(c, acc, f, 2, check_accelerator_name)) != SC_OK)
         return rc;
     /* distinct: at most three names exist, so a bit set does */
@@ -533,29 +443,29 @@ static sc_code check_parity(ctx *c, const sc_json *v, const char *field)
     for (const sc_json *e = acc->child; e; e = e->next) {
         unsigned bit = e->string[0] == 'c' ? (e->string[1] == 'p' ? 1u : 4u) : 2u;
         if (seen & bit)
-            return fail(c, SC_E_INVALID_SCROLL, f,
+            return sc_check_fail_code(c, SC_E_INVALID_SCROLL, f,
                         "%s names \"%s\" twice", f, e->string);
         seen |= bit;
     }
     const sc_json *tol = sc_json_get(v, "tolerances");
-    field_member(f, field, "tolerances");
-    if ((rc = want_type(c, tol, SC_JSON_OBJECT, f)) != SC_OK)
+    sc_field_member(f, field, "tolerances");
+    if ((rc = sc_check_type(c, tol, SC_JSON_OBJECT, f)) != SC_OK)
         return rc;
     if (tol->length < 1)
-        return fail(c, SC_E_INVALID_SCROLL, f,
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, f,
                     "%s must declare at least one tolerance", f);
     for (size_t i = 0; i < COUNT(tol_keys); i++) {
         const sc_json *m = sc_json_get(tol, tol_keys[i]);
         if (m == NULL)
             continue;
-        char g[FIELD_MAX];
-        field_member(g, f, tol_keys[i]);
-        if ((rc = want_type(c, m, SC_JSON_NUMBER, g)) != SC_OK)
+        char g[SC_FIELD_MAX];
+        sc_field_member(g, f, tol_keys[i]);
+        if ((rc = sc_check_type(c, m, SC_JSON_NUMBER, g)) != SC_OK)
             return rc;
         if (i < 2 && !(m->number > 0))
-            return fail(c, SC_E_INVALID_SCROLL, g, "%s must be greater than 0", g);
+            return sc_check_fail_code(c, SC_E_INVALID_SCROLL, g, "%s must be greater than 0", g);
         if (i == 2 && !(m->number <= 1))
-            return fail(c, SC_E_INVALID_SCROLL, g, "%s must be at most 1", g);
+            return sc_check_fail_code(c, SC_E_INVALID_SCROLL, g, "%s must be at most 1", g);
     }
     if ((rc = want_known(c, tol, f, tol_keys, COUNT(tol_keys))) != SC_OK)
         return rc;
@@ -620,24 +530,24 @@ static sc_code check_schema(ctx *c, const sc_json *s, sc_target *target,
     for (size_t i = 0; i < COUNT(members); i++) {
         const char *k = members[i];
         const sc_json *v = sc_json_get(s, k);
-        char f[FIELD_MAX];
+        char f[SC_FIELD_MAX];
         if (v == NULL)
             continue;
-        field_member(f, "$", k);
+        sc_field_member(f, "$", k);
         if (strcmp(k, "$schema") == 0) {
-            rc = want_type(c, v, SC_JSON_STRING, f);
+            rc = sc_check_type(c, v, SC_JSON_STRING, f);
             if (rc == SC_OK && !is_schema_id(v->string))
-                rc = fail(c, SC_E_INVALID_SCROLL, f, "%s must equal \"%s\"", f,
+                rc = sc_check_fail_code(c, SC_E_INVALID_SCROLL, f, "%s must equal \"%s\"", f,
                           SC_SCROLL_SCHEMA_ID);
         } else if (strcmp(k, "schemaVersion") == 0) {
-            rc = sc_scroll_check_version(s, c->name, c->err);
+            rc = sc_scroll_check_version(s, c->prefix, c->err);
         } else if (!strcmp(k, "boxId") || !strcmp(k, "modelId") ||
                    !strcmp(k, "runtimeId")) {
             rc = want_pattern(c, v, f, sc_is_slug, "^[a-z0-9]+(?:[-.][a-z0-9]+)*$");
         } else if (strcmp(k, "target") == 0) {
             rc = sc_target_from_json(v, f, target, c->err);
             if (rc != SC_OK)
-                sc_error_prefix(c->err, c->name);
+                sc_error_prefix(c->err, c->prefix);
             *has_target = 1;
         } else if (strcmp(k, "compatibility") == 0) {
             rc = check_compatibility(c, v, f);
@@ -654,9 +564,9 @@ static sc_code check_schema(ctx *c, const sc_json *s, sc_target *target,
         } else if (strcmp(k, "selfTest") == 0) {
             rc = check_self_test(c, v, f);
         } else if (strcmp(k, "weights") == 0) {
-            rc = want_type(c, v, SC_JSON_STRING, f);
+            rc = sc_check_type(c, v, SC_JSON_STRING, f);
             if (rc == SC_OK && (!is_weights(v->string) || strlen(v->string) != v->length))
-                rc = fail(c, SC_E_INVALID_SCROLL, f,
+                rc = sc_check_fail_code(c, SC_E_INVALID_SCROLL, f,
                           "%s must be \"embed\" or \"on-demand\"", f);
         } else if (strcmp(k, "execution") == 0) {
             rc = check_execution(c, v, f);
@@ -664,7 +574,7 @@ static sc_code check_schema(ctx *c, const sc_json *s, sc_target *target,
             rc = check_parity(c, v, f);
         } else {
             /* every other member is a text (paths are checked in step 9) */
-            rc = want_text(c, v, f);
+            rc = sc_check_text(c, v, f);
         }
         if (rc != SC_OK)
             return rc;
@@ -835,7 +745,7 @@ static sc_code check_path(ctx *c, const sc_json *v, const char *field)
         return SC_OK;
     sc_code rc = sc_path_check(v->string, v->length, field, c->err);
     if (rc != SC_OK)
-        sc_error_prefix(c->err, c->name);
+        sc_error_prefix(c->err, c->prefix);
     return rc;
 }
 
@@ -846,13 +756,13 @@ static sc_code check_item_paths(ctx *c, const sc_json *s, const char *array,
     size_t i = 0;
     sc_code rc;
     for (const sc_json *e = a ? a->child : NULL; e; e = e->next, i++) {
-        char base[FIELD_MAX], f[FIELD_MAX];
+        char base[SC_FIELD_MAX], f[SC_FIELD_MAX];
         snprintf(base, sizeof base, "$.%s[%zu]", array, i);
-        field_member(f, base, k1);
+        sc_field_member(f, base, k1);
         if ((rc = check_path(c, sc_json_get(e, k1), f)) != SC_OK)
             return rc;
         if (k2 != NULL) {
-            field_member(f, base, k2);
+            sc_field_member(f, base, k2);
             if ((rc = check_path(c, sc_json_get(e, k2), f)) != SC_OK)
                 return rc;
         }
@@ -865,8 +775,8 @@ static sc_code check_list_paths(ctx *c, const sc_json *a, const char *field)
     size_t i = 0;
     sc_code rc;
     for (const sc_json *e = a ? a->child : NULL; e; e = e->next, i++) {
-        char f[FIELD_MAX];
-        field_index(f, field, i);
+        char f[SC_FIELD_MAX];
+        sc_field_index(f, field, i);
         if ((rc = check_path(c, e, f)) != SC_OK)
             return rc;
     }
@@ -924,14 +834,14 @@ static sc_code check_archive_sources(ctx *c, const sc_json *s)
     size_t i = 0;
     for (const sc_json *e = archives->child; e && rc == SC_OK; e = e->next, i++) {
         const sc_json *p = sc_json_get(e, "relativePath");
-        char f[FIELD_MAX];
+        char f[SC_FIELD_MAX];
         snprintf(f, sizeof f, "$.assetArchives[%zu].relativePath", i);
         if (!strset_has(&declared, p->string, p->length))
-            rc = fail(c, SC_E_INVALID_SCROLL, f,
+            rc = sc_check_fail_code(c, SC_E_INVALID_SCROLL, f,
                       "%s names %s, which is neither a declared asset nor a "
                       "local file", f, p->string);
         else if (strset_add(&used, p->string, p->length, i, NULL))
-            rc = fail(c, SC_E_INVALID_SCROLL, f,
+            rc = sc_check_fail_code(c, SC_E_INVALID_SCROLL, f,
                       "%s names %s, which another asset archive already expands",
                       f, p->string);
     }
@@ -979,7 +889,7 @@ static sc_code check_destinations(ctx *c, const sc_json *s)
             orig[i] = p->string;
             size_t first = 0;
             if (strset_add(&seen, folded[i], p->length, i, &first))
-                rc = fail(c, SC_E_ENTRY_COLLISION, p->string,
+                rc = sc_check_fail_code(c, SC_E_ENTRY_COLLISION, p->string,
                           "the %s at %s and the %s at %s claim the same path in "
                           "the box (paths equal after ASCII case folding); one "
                           "box file has one source",
@@ -1007,7 +917,7 @@ static sc_code parse_object(ctx *c, const sc_scroll_source *src, sc_json **out,
         return rc;
     }
     if (!sc_json_is(*out, SC_JSON_OBJECT)) {
-        rc = fail(c, SC_E_INVALID_SCROLL, "$", "%s must be a JSON object, received %s",
+        rc = sc_check_fail_code(c, SC_E_INVALID_SCROLL, "$", "%s must be a JSON object, received %s",
                   what, sc_json_type_name(*out));
         sc_json_free(*out);
         *out = NULL;
@@ -1024,24 +934,24 @@ static sc_code read_base(ctx *c, const sc_json *frag, const sc_scroll_source *ba
         return SC_OK;
     if (!sc_json_is(ext, SC_JSON_STRING) || strcmp(ext->string, SC_SCROLL_BASE_REF) != 0 ||
         ext->length != strlen(SC_SCROLL_BASE_REF))
-        return fail(c, SC_E_INVALID_SCROLL, "$.extends",
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, "$.extends",
                     "$.extends must be \"%s\"; the only base is the box's scroll.json",
                     SC_SCROLL_BASE_REF);
     const char *bname = base && base->name ? base->name : "../scroll.json";
     if (base == NULL || base->bytes == NULL)
-        return fail(c, SC_E_INVALID_SCROLL, "$.extends",
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, "$.extends",
                     "extends its base %s, which does not exist", bname);
-    ctx bc = {bname, c->err};
+    ctx bc = {c->err, SC_E_INVALID_SCROLL, bname};
     sc_code rc = parse_object(&bc, base, out, "a base scroll");
     if (rc != SC_OK)
         return rc;
     if ((rc = sc_scroll_check_version(*out, bname, c->err)) != SC_OK)
         ;
     else if (sc_json_get(*out, "target") != NULL)
-        rc = fail(&bc, SC_E_INVALID_SCROLL, "$.target",
+        rc = sc_check_fail_code(&bc, SC_E_INVALID_SCROLL, "$.target",
                   "a base declares a target; each target scroll declares its own");
     else if (sc_json_get(*out, "extends") != NULL)
-        rc = fail(&bc, SC_E_INVALID_SCROLL, "$.extends",
+        rc = sc_check_fail_code(&bc, SC_E_INVALID_SCROLL, "$.extends",
                   "a base extends nothing: a base is one level, not a chain");
     if (rc != SC_OK) {
         sc_json_free(*out);
@@ -1068,7 +978,7 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
                           sc_error *err)
 {
     const char *name = fragment->name ? fragment->name : "scroll.json";
-    ctx c = {name, err};
+    ctx c = {err, SC_E_INVALID_SCROLL, name};
     sc_json *frag = NULL, *b = NULL, *s = NULL;
     sc_scroll *res = NULL;
     sc_target target;
@@ -1100,7 +1010,7 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
     char joined_name[SC_ERROR_PATH_MAX];
     snprintf(joined_name, sizeof joined_name, "%s%s", name,
              b ? " (joined with its base)" : "");
-    c.name = joined_name;
+    c.prefix = joined_name;
     memset(&target, 0, sizeof target);
     if ((rc = check_schema(&c, s, &target, &has_target)) != SC_OK)
         goto done;
@@ -1111,13 +1021,13 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
         const sc_json *arch = sc_json_get(s, "assetArchives");
         const sc_json *assets = sc_json_get(s, "assets");
         if (arch != NULL && arch->length > 0) {
-            rc = fail(&c, SC_E_INVALID_SCROLL, "$.weights",
+            rc = sc_check_fail_code(&c, SC_E_INVALID_SCROLL, "$.weights",
                       "on-demand weights cannot be combined with assetArchives, "
                       "which are expanded at build time");
             goto done;
         }
         if (assets == NULL || assets->length == 0) {
-            rc = fail(&c, SC_E_INVALID_SCROLL, "$.weights",
+            rc = sc_check_fail_code(&c, SC_E_INVALID_SCROLL, "$.weights",
                       "on-demand weights need at least one asset to fetch on demand");
             goto done;
         }
@@ -1125,7 +1035,7 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
 
     /* 7. target present */
     if (!has_target) {
-        rc = fail(&c, SC_E_INVALID_SCROLL, "$.target",
+        rc = sc_check_fail_code(&c, SC_E_INVALID_SCROLL, "$.target",
                   "the scroll declares no target");
         goto done;
     }
@@ -1144,12 +1054,12 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
 
     /* 12. layout */
     if (box_dir != NULL && strcmp(box_dir, box_id) != 0) {
-        rc = fail(&c, SC_E_LAYOUT_MISMATCH, "$.boxId",
+        rc = sc_check_fail_code(&c, SC_E_LAYOUT_MISMATCH, "$.boxId",
                   "the box directory %s does not match boxId %s", box_dir, box_id);
         goto done;
     }
     if (target_dir != NULL && strcmp(target_dir, tid) != 0) {
-        rc = fail(&c, SC_E_LAYOUT_MISMATCH, "$.target",
+        rc = sc_check_fail_code(&c, SC_E_LAYOUT_MISMATCH, "$.target",
                   "the target directory %s does not match the declared target %s",
                   target_dir, tid);
         goto done;
@@ -1159,7 +1069,7 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
     const sc_json *ep = sc_json_get(s, "pythonEntryPoint");
     if (strcmp(ep->string, sc_target_python_entry_point(&target)) != 0 ||
         ep->length != strlen(ep->string)) {
-        rc = fail(&c, SC_E_INVALID_SCROLL, "$.pythonEntryPoint",
+        rc = sc_check_fail_code(&c, SC_E_INVALID_SCROLL, "$.pythonEntryPoint",
                   "%s scrolls must use Python entry point %s",
                   sc_target_adapter_id(&target), sc_target_python_entry_point(&target));
         goto done;
