@@ -2,8 +2,11 @@
  * fuzz_envelope.c — envelope decoding and verification (9.2 steps 2-10).
  *
  * Input: the envelope's bytes.  Trusted: the RFC 8032 test-2 key under its
- * derived keyId (the seed corpus is signed with it) and a second key under
- * "other".  Checked: no crash, no leak; verification is deterministic (a
+ * derived keyId (the seed corpus is signed with it), a second key under
+ * "other", and the golden corpus's "publisher" and "rotation" keys
+ * (fixtures/docdata.py: seed = SHA-256 of "scrollcase golden seed: <label>")
+ * under their derived keyIds, so that golden envelopes reach the manifest
+ * steps.  Checked: no crash, no leak; verification is deterministic (a
  * second run gives the same code, keyId and payload hash); a document that
  * verifies has a payload whose SHA-256 is the reported one; re-signing that
  * payload with the trusted key verifies to the same kind and identity.
@@ -37,6 +40,17 @@ static void setup(void)
         sc_trust_add(&trust, other.key_id, other.key_id_len, other.public_key, &err) != SC_OK)
         abort();
     sc_signing_key_free(&other);
+    static const char *const labels[] = {"scrollcase golden seed: publisher",
+                                         "scrollcase golden seed: rotation"};
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+        unsigned char seed[SC_SHA256_LEN];
+        sc_signing_key g;
+        if (sc_sha256(labels[i], strlen(labels[i]), seed, &err) != SC_OK ||
+            sc_signing_key_generate(seed, NULL, &g, &err) != SC_OK ||
+            sc_trust_add(&trust, g.key_id, g.key_id_len, g.public_key, &err) != SC_OK)
+            abort();
+        sc_signing_key_free(&g);
+    }
     ready = 1;
 }
 
