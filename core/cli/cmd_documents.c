@@ -7,6 +7,8 @@
  */
 #include "commands.h"
 
+#include "args.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +25,6 @@
 #include "scrollcase/manifest.h"
 #include "scrollcase/trust.h"
 
-#define EXIT_REJECTED 1
-#define EXIT_USAGE 2
 
 static const char keygen_help[] =
     "usage: scrollcase keygen [--key-id ID] [--force] [--json] [workspace options]\n"
@@ -74,186 +74,6 @@ static const char channel_help[] =
     "<releaseManifestUrl> (bucket N, release #I)\"; --json prints {bucket, index,\n"
     "version, releaseManifestUrl}.  None served: no-release-for-cohort.\n";
 
-/* ---- arguments ---------------------------------------------------------- */
-
-enum opt_bit {
-    OPT_KEY_ID = 1 << 0,
-    OPT_FORCE = 1 << 1,
-    OPT_JSON = 1 << 2,
-    OPT_OUT = 1 << 3,
-    OPT_SIGNER = 1 << 4,
-    OPT_PUBLIC_KEY = 1 << 5,
-    OPT_TRUST = 1 << 6,
-    OPT_EXPECT = 1 << 7,
-    OPT_INSTALL_ID = 1 << 8
-};
-
-typedef struct doc_args {
-    sc_workspace_options ws;
-    unsigned given;
-    int help;
-    const char *key_id, *out, *signer, *public_key, *trust, *expect, *install_id;
-    const char *positional[4];
-    int npositional;
-} doc_args;
-
-typedef struct opt_def {
-    const char *name;
-    unsigned bit; /* 0: a workspace option */
-    int takes_value;
-} opt_def;
-
-static const opt_def options[] = {
-    {"--key-id", OPT_KEY_ID, 1},       {"--force", OPT_FORCE, 0},
-    {"--json", OPT_JSON, 0},           {"--out", OPT_OUT, 1},
-    {"--signer-command", OPT_SIGNER, 1}, {"--public-key", OPT_PUBLIC_KEY, 1},
-    {"--trust", OPT_TRUST, 1},         {"--expect", OPT_EXPECT, 1},
-    {"--install-id", OPT_INSTALL_ID, 1},
-    {"--project-root", 0, 1},          {"--config", 0, 1},
-    {"--scrolls-dir", 0, 1},           {"--build-dir", 0, 1},
-    {"--out-dir", 0, 1},               {"--keys-dir", 0, 1},
-    {"--toolchain-dir", 0, 1},
-};
-#define NOPTIONS (sizeof options / sizeof options[0])
-
-static const char *const ws_flags[SC_WS_PATH_COUNT] = {
-    "--scrolls-dir", "--build-dir", "--out-dir", "--keys-dir", "--toolchain-dir"};
-
-static int usage_error(const char *fmt, const char *what)
-{
-    fprintf(stderr, "scrollcase: error[usage]: ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, " (see scrollcase --help)\n");
-    return EXIT_USAGE;
-}
-
-static const opt_def *find_option(const char *arg, size_t n)
-{
-    for (size_t i = 0; i < NOPTIONS; i++)
-        if (strlen(options[i].name) == n && strncmp(options[i].name, arg, n) == 0)
-            return &options[i];
-    return NULL;
-}
-
-static int is_ours(const char *cmd)
-{
-    return strcmp(cmd, "keygen") == 0 || strcmp(cmd, "sign") == 0 ||
-           strcmp(cmd, "verify-document") == 0 || strcmp(cmd, "channel") == 0;
-}
-
-/* Index of the command word in argv, or 0 if there is none. */
-static int command_index(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0)
-            return i + 1 < argc ? i + 1 : 0;
-        if (a[0] != '-' || strcmp(a, "-") == 0)
-            return i;
-        if (strchr(a, '=') != NULL)
-            continue;
-        const opt_def *o = find_option(a, strlen(a));
-        if (o != NULL && o->takes_value)
-            i++;
-    }
-    return 0;
-}
-
-/* Parse argv (all of it but argv[0] and the command word at skip). */
-static int parse(int argc, char **argv, int skip, unsigned allowed, doc_args *a)
-{
-    int options_done = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (i == skip)
-            continue;
-        if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (a->npositional == (int)(sizeof a->positional / sizeof a->positional[0]))
-                return usage_error("too many arguments at \"%s\"", arg);
-            a->positional[a->npositional++] = arg;
-            continue;
-        }
-        if (strcmp(arg, "--") == 0) {
-            options_done = 1;
-            continue;
-        }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            a->help = 1;
-            continue;
-        }
-        const char *eq = strchr(arg, '=');
-        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-        const opt_def *o = find_option(arg, n);
-        if (o == NULL || (o->bit != 0 && !(o->bit & allowed))) {
-            char name[64];
-            snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), arg);
-            return usage_error("unknown option %s", name);
-        }
-        const char *value = eq ? eq + 1 : NULL;
-        if (!o->takes_value) {
-            if (value != NULL)
-                return usage_error("%s takes no value", o->name);
-            a->given |= o->bit;
-            continue;
-        }
-        if (value == NULL) {
-            if (i + 1 >= argc || i + 1 == skip)
-                return usage_error("%s requires a value", o->name);
-            value = argv[++i];
-        }
-        if (value[0] == '\0')
-            return usage_error("%s requires a non-empty value", o->name);
-        a->given |= o->bit;
-        switch (o->bit) {
-        case OPT_KEY_ID: a->key_id = value; break;
-        case OPT_OUT: a->out = value; break;
-        case OPT_SIGNER: a->signer = value; break;
-        case OPT_PUBLIC_KEY: a->public_key = value; break;
-        case OPT_TRUST: a->trust = value; break;
-        case OPT_EXPECT: a->expect = value; break;
-        case OPT_INSTALL_ID: a->install_id = value; break;
-        default:
-            if (strcmp(o->name, "--project-root") == 0)
-                a->ws.project_root = value;
-            else if (strcmp(o->name, "--config") == 0)
-                a->ws.config = value;
-            for (int k = 0; k < SC_WS_PATH_COUNT; k++)
-                if (strcmp(o->name, ws_flags[k]) == 0)
-                    a->ws.paths[k] = value;
-        }
-    }
-    return 0;
-}
-
-/* ---- output ------------------------------------------------------------- */
-
-static int report(const sc_error *err)
-{
-    fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err->code), err->message);
-    return err->code == SC_E_USAGE ? EXIT_USAGE : EXIT_REJECTED;
-}
-
-static int print_json(sc_json *v)
-{
-    sc_error err;
-    if (v == NULL) {
-        sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-        return report(&err);
-    }
-    char *text = NULL;
-    size_t len = 0;
-    int rc = 0;
-    if (sc_json_write(v, &text, &len, &err) != SC_OK)
-        rc = report(&err);
-    else {
-        fwrite(text, 1, len, stdout);
-        rc = fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
-    }
-    free(text);
-    sc_json_free(v);
-    return rc;
-}
-
 /* An object of string members from NULL-terminated name/value pairs. */
 static sc_json *object_of(const char *const *pairs)
 {
@@ -266,7 +86,7 @@ static sc_json *object_of(const char *const *pairs)
     return o;
 }
 
-static sc_code keys_dir(const doc_args *a, sc_key_paths *kp, sc_error *err)
+static sc_code keys_dir(const sc_cli_args *a, sc_key_paths *kp, sc_error *err)
 {
     sc_workspace ws;
     sc_code c = sc_workspace_resolve(&a->ws, &ws, err);
@@ -279,14 +99,14 @@ static sc_code keys_dir(const doc_args *a, sc_key_paths *kp, sc_error *err)
 
 /* ---- keygen ------------------------------------------------------------- */
 
-static int cmd_keygen(doc_args *a)
+static int cmd_keygen(sc_cli_args *a)
 {
     if (a->npositional != 0)
-        return usage_error("unexpected argument %s", a->positional[0]);
+        return sc_cli_usage_error("unexpected argument %s", a->positional[0]);
     sc_workspace ws;
     sc_error err;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
-        return report(&err);
+        return sc_cli_report(&err);
     sc_signing_key k;
     sc_key_paths kp = {NULL, NULL};
     sc_code c = sc_signing_key_generate(NULL, a->key_id, &k, &err);
@@ -297,12 +117,12 @@ static int cmd_keygen(doc_args *a)
     }
     sc_workspace_free(&ws);
     if (c != SC_OK)
-        return report(&err);
+        return sc_cli_report(&err);
     int rc = 0;
     if (a->given & OPT_JSON) {
         const char *pairs[] = {"keyId", k.key_id, "privateKey", kp.private_path,
                                "publicKey", kp.public_path, NULL};
-        rc = print_json(object_of(pairs));
+        rc = sc_cli_print_json(object_of(pairs));
     } else {
         printf("created signing key %s\n  private key: %s\n  public key:  %s\n", k.key_id,
                kp.private_path, kp.public_path);
@@ -328,14 +148,14 @@ static char *default_output(const char *file)
     return out;
 }
 
-static int cmd_sign(doc_args *a)
+static int cmd_sign(sc_cli_args *a)
 {
     if (a->npositional != 1)
-        return usage_error("%s", "sign takes one FILE (a manifest)");
+        return sc_cli_usage_error("%s", "sign takes one FILE (a manifest)");
     if (a->signer != NULL && a->key_id != NULL)
-        return usage_error("%s", "--key-id is for local keys, not with --signer-command");
+        return sc_cli_usage_error("%s", "--key-id is for local keys, not with --signer-command");
     if (a->signer == NULL && a->public_key != NULL)
-        return usage_error("%s", "--public-key goes with --signer-command");
+        return sc_cli_usage_error("%s", "--public-key goes with --signer-command");
     const char *file = a->positional[0];
     sc_error err;
     sc_json *doc = NULL;
@@ -386,11 +206,11 @@ static int cmd_sign(doc_args *a)
     free(text);
     int rc = 0;
     if (c != SC_OK)
-        rc = report(&err);
+        rc = sc_cli_report(&err);
     else if (a->given & OPT_JSON) {
         const char *pairs[] = {"kind", info.kind, "identity", info.identity, "output", out,
                                NULL};
-        rc = print_json(object_of(pairs));
+        rc = sc_cli_print_json(object_of(pairs));
     } else {
         printf("signed %s %s -> %s\n", info.kind, info.identity, out);
     }
@@ -400,12 +220,12 @@ static int cmd_sign(doc_args *a)
 
 /* ---- verify-document ---------------------------------------------------- */
 
-static int cmd_verify(doc_args *a)
+static int cmd_verify(sc_cli_args *a)
 {
     if (a->npositional != 1)
-        return usage_error("%s", "verify-document takes one FILE (a signed document)");
+        return sc_cli_usage_error("%s", "verify-document takes one FILE (a signed document)");
     if (a->trust == NULL)
-        return usage_error("%s", "verify-document needs --trust TRUSTFILE");
+        return sc_cli_usage_error("%s", "verify-document needs --trust TRUSTFILE");
     sc_doc_type expect = SC_DOC_ANY;
     if (a->expect != NULL) {
         if (strcmp(a->expect, "release") == 0)
@@ -415,7 +235,7 @@ static int cmd_verify(doc_args *a)
         else if (strcmp(a->expect, "revocations") == 0)
             expect = SC_DOC_REVOCATIONS;
         else
-            return usage_error("--expect takes release, channel or revocations, not %s",
+            return sc_cli_usage_error("--expect takes release, channel or revocations, not %s",
                                a->expect);
     }
     sc_verified_document vd;
@@ -424,7 +244,7 @@ static int cmd_verify(doc_args *a)
     int json = (a->given & OPT_JSON) != 0;
     if (c != SC_OK) {
         if (!json || c == SC_E_USAGE)
-            return report(&err);
+            return sc_cli_report(&err);
         sc_json *o = sc_json_new_object();
         int bad = o == NULL || sc_json_object_append(o, "ok", sc_json_new_bool(0)) ||
                   sc_json_object_append(o, "code", sc_json_new_string(sc_code_name(c))) ||
@@ -433,7 +253,7 @@ static int cmd_verify(doc_args *a)
             sc_json_free(o);
             o = NULL;
         }
-        int rc = print_json(o);
+        int rc = sc_cli_print_json(o);
         return rc != 0 ? rc : EXIT_REJECTED;
     }
     int rc = 0;
@@ -451,7 +271,7 @@ static int cmd_verify(doc_args *a)
             sc_json_free(o);
             o = NULL;
         }
-        rc = print_json(o);
+        rc = sc_cli_print_json(o);
     } else {
         printf("ok %s %s signed-by %s\n", vd.info.kind, vd.info.identity, vd.key_id);
     }
@@ -459,21 +279,21 @@ static int cmd_verify(doc_args *a)
     return rc;
 }
 
-static int cmd_channel(doc_args *a)
+static int cmd_channel(sc_cli_args *a)
 {
     if (a->npositional != 2 || strcmp(a->positional[0], "resolve") != 0)
-        return usage_error("%s", "channel takes: resolve CHANNEL --install-id ID --trust TRUSTFILE");
+        return sc_cli_usage_error("%s", "channel takes: resolve CHANNEL --install-id ID --trust TRUSTFILE");
     if (a->trust == NULL || a->install_id == NULL)
-        return usage_error("%s", "channel resolve needs --install-id ID and --trust TRUSTFILE");
+        return sc_cli_usage_error("%s", "channel resolve needs --install-id ID and --trust TRUSTFILE");
     sc_verified_document vd;
     sc_error err;
     if (sc_envelope_verify_file(a->trust, a->positional[1], SC_DOC_CHANNEL, &vd, &err) != SC_OK)
-        return report(&err);
+        return sc_cli_report(&err);
     size_t index = 0;
     uint32_t bucket = 0;
     int rc = 0;
     if (sc_cohort_select(vd.payload, a->install_id, &index, &bucket, &err) != SC_OK) {
-        rc = report(&err);
+        rc = sc_cli_report(&err);
     } else {
         const sc_json *rel = sc_json_at(sc_json_get(vd.payload, "releases"), index);
         const char *version = sc_json_cstr(sc_json_get(rel, "version"));
@@ -490,7 +310,7 @@ static int cmd_channel(doc_args *a)
                 sc_json_free(o);
                 o = NULL;
             }
-            rc = print_json(o);
+            rc = sc_cli_print_json(o);
         } else {
             printf("serve %s %s (bucket %u, release #%zu)\n", version ? version : "?",
                    url ? url : "?", (unsigned)bucket, index);
@@ -501,6 +321,12 @@ static int cmd_channel(doc_args *a)
 }
 
 /* ---- entry points ------------------------------------------------------- */
+
+static int is_ours(const char *cmd)
+{
+    return strcmp(cmd, "keygen") == 0 || strcmp(cmd, "sign") == 0 ||
+           strcmp(cmd, "verify-document") == 0 || strcmp(cmd, "channel") == 0;
+}
 
 int sc_cli_documents_help(const char *cmd)
 {
@@ -521,7 +347,7 @@ int sc_cli_documents_help(const char *cmd)
 
 int sc_cli_documents_dispatch(int argc, char **argv, int *status)
 {
-    int at = command_index(argc, argv);
+    int at = sc_cli_command_index(argc, argv);
     if (at == 0 || !is_ours(argv[at]))
         return 0;
     const char *cmd = argv[at];
@@ -530,9 +356,9 @@ int sc_cli_documents_dispatch(int argc, char **argv, int *status)
                            ? OPT_OUT | OPT_KEY_ID | OPT_SIGNER | OPT_PUBLIC_KEY | OPT_JSON
                        : strcmp(cmd, "channel") == 0 ? OPT_TRUST | OPT_INSTALL_ID | OPT_JSON
                                                      : OPT_TRUST | OPT_EXPECT | OPT_JSON;
-    doc_args a;
+    sc_cli_args a;
     memset(&a, 0, sizeof a);
-    int rc = parse(argc, argv, at, allowed, &a);
+    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
     if (rc != 0)
         *status = rc;
     else if (a.help)

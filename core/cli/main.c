@@ -16,126 +16,12 @@
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
+#include "args.h"
 #include "commands.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "0.0.0"
 #endif
-
-#define EXIT_REJECTED 1
-#define EXIT_USAGE 2
-
-/* ---- arguments ---------------------------------------------------------- */
-
-typedef struct args {
-    sc_workspace_options ws;
-    int json;
-    int dry_run;
-    int help;
-    const char *positional[5];
-    int npositional;
-} args;
-
-static const char *const ws_flags[SC_WS_PATH_COUNT] = {
-    "--scrolls-dir", "--build-dir", "--out-dir", "--keys-dir", "--toolchain-dir"};
-
-static int usage_error(const char *fmt, const char *what)
-{
-    fprintf(stderr, "scrollcase: error[usage]: ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, " (see scrollcase --help)\n");
-    return EXIT_USAGE;
-}
-
-/*
- * Parse argv[from..] into a; known boolean flags are those in bools
- * ("--json", "--dry-run").  Returns 0 or EXIT_USAGE.
- */
-static int parse_args(int argc, char **argv, int from, const char *const *bools,
-                      args *a)
-{
-    int options_done = 0;
-    for (int i = from; i < argc; i++) {
-        char *arg = argv[i];
-        if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (a->npositional == (int)(sizeof a->positional / sizeof a->positional[0]))
-                return usage_error("too many arguments at \"%s\"", arg);
-            a->positional[a->npositional++] = arg;
-            continue;
-        }
-        if (strcmp(arg, "--") == 0) {
-            options_done = 1;
-            continue;
-        }
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            a->help = 1;
-            continue;
-        }
-        char name[64];
-        const char *value = NULL;
-        const char *eq = strchr(arg, '=');
-        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-        if (n >= sizeof name)
-            return usage_error("unknown option %s", arg);
-        memcpy(name, arg, n);
-        name[n] = '\0';
-        if (eq)
-            value = eq + 1;
-        int is_bool = 0;
-        for (const char *const *b = bools; b && *b; b++)
-            if (strcmp(name, *b) == 0)
-                is_bool = 1;
-        if (is_bool) {
-            if (value != NULL)
-                return usage_error("%s takes no value", name);
-            if (strcmp(name, "--json") == 0)
-                a->json = 1;
-            else if (strcmp(name, "--dry-run") == 0)
-                a->dry_run = 1;
-            continue;
-        }
-        const char **slot = NULL;
-        if (strcmp(name, "--project-root") == 0)
-            slot = &a->ws.project_root;
-        else if (strcmp(name, "--config") == 0)
-            slot = &a->ws.config;
-        for (int k = 0; k < SC_WS_PATH_COUNT; k++)
-            if (strcmp(name, ws_flags[k]) == 0)
-                slot = &a->ws.paths[k];
-        if (slot == NULL)
-            return usage_error("unknown option %s", name);
-        if (value == NULL) {
-            if (i + 1 >= argc || argv[i + 1][0] == '\0')
-                return usage_error("%s requires a path value", name);
-            value = argv[++i];
-        }
-        if (value[0] == '\0')
-            return usage_error("%s requires a path value", name);
-        *slot = value;
-    }
-    return 0;
-}
-
-/* ---- output ------------------------------------------------------------- */
-
-static int report(const sc_error *err)
-{
-    fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err->code),
-            err->message);
-    return err->code == SC_E_USAGE ? EXIT_USAGE : EXIT_REJECTED;
-}
-
-static int print_json(const sc_json *v)
-{
-    char *text = NULL;
-    size_t len = 0;
-    sc_error err;
-    if (sc_json_write(v, &text, &len, &err) != SC_OK)
-        return report(&err);
-    fwrite(text, 1, len, stdout);
-    free(text);
-    return fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
-}
 
 /* ---- help --------------------------------------------------------------- */
 
@@ -202,45 +88,45 @@ static int help_for(const char *cmd)
     else if (sc_cli_documents_help(cmd) == 0)
         ;
     else
-        return usage_error("unknown command %s", cmd);
+        return sc_cli_usage_error("unknown command %s", cmd);
     return 0;
 }
 
 /* ---- commands ----------------------------------------------------------- */
 
-static int cmd_scroll(args *a)
+static int cmd_scroll(sc_cli_args *a)
 {
     if (a->npositional < 1 || strcmp(a->positional[0], "check") != 0)
-        return usage_error("%s", "scroll takes the subcommand check");
+        return sc_cli_usage_error("%s", "scroll takes the subcommand check");
     if (a->npositional > 2)
-        return usage_error("unexpected argument %s", a->positional[2]);
+        return sc_cli_usage_error("unexpected argument %s", a->positional[2]);
     const char *selector = a->npositional == 2 ? a->positional[1] : NULL;
     sc_workspace ws;
     sc_error err;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
-        return report(&err);
+        return sc_cli_report(&err);
     sc_scroll_ref_list refs;
     if (sc_scroll_list_refs(ws.paths[SC_WS_SCROLLS], selector, &refs, &err) != SC_OK) {
         sc_workspace_free(&ws);
-        return report(&err);
+        return sc_cli_report(&err);
     }
     int failed = 0, rc = 0;
-    sc_json *all = a->json ? sc_json_new_object() : NULL;
-    sc_json *list = a->json ? sc_json_new_array() : NULL;
-    if (a->json && (all == NULL || list == NULL ||
+    sc_json *all = (a->given & OPT_JSON) ? sc_json_new_object() : NULL;
+    sc_json *list = (a->given & OPT_JSON) ? sc_json_new_array() : NULL;
+    if ((a->given & OPT_JSON) && (all == NULL || list == NULL ||
                     sc_json_object_append(all, "scrolls", list) != 0)) {
         sc_json_free(all);
         sc_scroll_ref_list_free(&refs);
         sc_workspace_free(&ws);
         sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-        return report(&err);
+        return sc_cli_report(&err);
     }
     for (size_t i = 0; i < refs.count; i++) {
         sc_scroll *s = NULL;
         sc_code c = sc_scroll_load(ws.paths[SC_WS_SCROLLS], refs.refs[i], &s, &err);
         if (c != SC_OK)
             failed++;
-        if (a->json) {
+        if ((a->given & OPT_JSON)) {
             sc_json *item = sc_json_new_object();
             int bad = item == NULL ||
                       sc_json_object_append(item, "reference",
@@ -268,10 +154,12 @@ static int cmd_scroll(args *a)
         }
         sc_scroll_free(s);
     }
-    if (a->json && rc == 0)
-        rc = print_json(all);
-    else if (!a->json)
+    if ((a->given & OPT_JSON) && rc == 0) {
+        rc = sc_cli_print_json(all);
+        all = NULL;
+    } else if (!(a->given & OPT_JSON)) {
         printf("%zu scroll(s) checked, %d failed\n", refs.count, failed);
+    }
     sc_json_free(all);
     sc_scroll_ref_list_free(&refs);
     sc_workspace_free(&ws);
@@ -280,22 +168,22 @@ static int cmd_scroll(args *a)
     return failed ? EXIT_REJECTED : 0;
 }
 
-static int cmd_target_id(args *a)
+static int cmd_target_id(sc_cli_args *a)
 {
     if (a->npositional != 1)
-        return usage_error("%s", "target-id takes one FILE");
+        return sc_cli_usage_error("%s", "target-id takes one FILE");
     sc_json *doc = NULL;
     sc_error err;
     sc_target t;
     if (sc_json_parse_file(a->positional[0], &doc, &err) != SC_OK)
-        return report(&err);
+        return sc_cli_report(&err);
     if (sc_target_from_json(doc, "$", &t, &err) != SC_OK) {
         sc_json_free(doc);
         sc_error_prefix(&err, a->positional[0]);
-        return report(&err);
+        return sc_cli_report(&err);
     }
     sc_json_free(doc);
-    if (!a->json) {
+    if (!(a->given & OPT_JSON)) {
         char id[SC_TARGET_ID_MAX];
         sc_target_id(&t, id, sizeof id);
         printf("%s\n", id);
@@ -304,46 +192,45 @@ static int cmd_target_id(args *a)
     sc_json *d = sc_target_describe(&t);
     if (d == NULL) {
         sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-        return report(&err);
+        return sc_cli_report(&err);
     }
-    int rc = print_json(d);
-    sc_json_free(d);
-    return rc;
+    return sc_cli_print_json(d);
 }
 
-static int cmd_migrate(args *a)
+static int cmd_migrate(sc_cli_args *a)
 {
     if (a->npositional != 1)
-        return usage_error("%s", "migrate takes one REF (<boxId>/<targetId> or <boxId>)");
+        return sc_cli_usage_error("%s", "migrate takes one REF (<boxId>/<targetId> or <boxId>)");
     sc_workspace ws;
     sc_error err;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
-        return report(&err);
+        return sc_cli_report(&err);
     sc_migrate_result r;
-    if (sc_migrate_ref(ws.paths[SC_WS_SCROLLS], a->positional[0], a->dry_run, &r,
+    if (sc_migrate_ref(ws.paths[SC_WS_SCROLLS], a->positional[0], (a->given & OPT_DRY_RUN) != 0, &r,
                        &err) != SC_OK) {
         sc_workspace_free(&ws);
-        return report(&err);
+        return sc_cli_report(&err);
     }
     int rc = 0;
-    if (a->json) {
+    if ((a->given & OPT_JSON)) {
         sc_json *o = sc_json_new_object();
         sc_json *w = sc_json_new_array();
         int bad = o == NULL || w == NULL;
         for (size_t i = 0; !bad && i < r.count; i++)
             bad |= sc_json_array_append(w, sc_json_new_string(r.written[i]));
-        bad |= o && sc_json_object_append(o, "dryRun", sc_json_new_bool(a->dry_run));
+        bad |= o && sc_json_object_append(o, "dryRun", sc_json_new_bool((a->given & OPT_DRY_RUN) != 0));
         if (o && !bad)
             bad |= sc_json_object_append(o, "written", w);
         else
             sc_json_free(w);
-        rc = bad ? EXIT_REJECTED : print_json(o);
-        sc_json_free(o);
+        if (bad)
+            sc_json_free(o);
+        rc = bad ? EXIT_REJECTED : sc_cli_print_json(o);
     } else if (r.count == 0) {
         printf("nothing to migrate: %s is already schema v3\n", a->positional[0]);
     } else {
         for (size_t i = 0; i < r.count; i++)
-            printf("%s %s/%s\n", a->dry_run ? "would migrate" : "migrated",
+            printf("%s %s/%s\n", (a->given & OPT_DRY_RUN) != 0 ? "would migrate" : "migrated",
                    ws.paths[SC_WS_SCROLLS], r.written[i]);
     }
     sc_migrate_result_free(&r);
@@ -353,29 +240,31 @@ static int cmd_migrate(args *a)
 
 int main(int argc, char **argv)
 {
-    static const char *const bools[] = {"--json", "--dry-run", NULL};
     if (argc < 2)
         return help_for(NULL), EXIT_USAGE;
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         printf("scrollcase %s (format schema v3, conformance protocol 1)\n", SC_VERSION);
         return 0;
     }
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
-        return help_for(NULL);
+    int at = sc_cli_command_index(argc, argv);
+    if (at == 0) {
+        int asked = 0;
+        for (int i = 1; i < argc; i++)
+            asked |= strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+        return help_for(NULL), asked ? 0 : EXIT_USAGE;
+    }
     int status = 0;
-    if (sc_cli_documents_dispatch(argc, argv, &status)) /* keygen, sign, verify-document */
+    if (sc_cli_documents_dispatch(argc, argv, &status)) /* keygen, sign, ... */
         return status;
-    args a;
+    const char *cmd = argv[at];
+    unsigned allowed = strcmp(cmd, "migrate") == 0 ? OPT_JSON | OPT_DRY_RUN
+                       : strcmp(cmd, "help") == 0  ? 0
+                                                   : OPT_JSON;
+    sc_cli_args a;
     memset(&a, 0, sizeof a);
-    int rc = parse_args(argc, argv, 1, bools, &a);
+    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
     if (rc != 0)
         return rc;
-    if (a.npositional == 0)
-        return help_for(NULL), a.help ? 0 : EXIT_USAGE;
-    cmd = a.positional[0];
-    a.npositional--;
-    memmove(a.positional, a.positional + 1, sizeof a.positional - sizeof a.positional[0]);
     if (strcmp(cmd, "help") == 0)
         return help_for(a.npositional ? a.positional[0] : NULL);
     if (a.help)
@@ -386,5 +275,5 @@ int main(int argc, char **argv)
         return cmd_target_id(&a);
     if (strcmp(cmd, "migrate") == 0)
         return cmd_migrate(&a);
-    return usage_error("unknown command %s", cmd);
+    return sc_cli_usage_error("unknown command %s", cmd);
 }

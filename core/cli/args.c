@@ -1,0 +1,163 @@
+/*
+ * args.c — the scrollcase command's one option parser and its output
+ * helpers.  Every command is parsed by sc_cli_parse with the set of options
+ * it accepts; workspace options are accepted by every command.
+ */
+#include "args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+
+typedef struct opt_def {
+    const char *name;
+    unsigned bit; /* 0: a workspace option */
+    int takes_value;
+} opt_def;
+
+static const opt_def options[] = {
+    {"--key-id", OPT_KEY_ID, 1},       {"--force", OPT_FORCE, 0},
+    {"--json", OPT_JSON, 0},           {"--out", OPT_OUT, 1},
+    {"--signer-command", OPT_SIGNER, 1}, {"--public-key", OPT_PUBLIC_KEY, 1},
+    {"--trust", OPT_TRUST, 1},         {"--expect", OPT_EXPECT, 1},
+    {"--install-id", OPT_INSTALL_ID, 1}, {"--dry-run", OPT_DRY_RUN, 0},
+    {"--project-root", 0, 1},          {"--config", 0, 1},
+    {"--scrolls-dir", 0, 1},           {"--build-dir", 0, 1},
+    {"--out-dir", 0, 1},               {"--keys-dir", 0, 1},
+    {"--toolchain-dir", 0, 1},
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
+static const char *const ws_flags[SC_WS_PATH_COUNT] = {
+    "--scrolls-dir", "--build-dir", "--out-dir", "--keys-dir", "--toolchain-dir"};
+
+int sc_cli_usage_error(const char *fmt, const char *what)
+{
+    fprintf(stderr, "scrollcase: error[usage]: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see scrollcase --help)\n");
+    return EXIT_USAGE;
+}
+
+static const opt_def *find_option(const char *arg, size_t n)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (strlen(options[i].name) == n && strncmp(options[i].name, arg, n) == 0)
+            return &options[i];
+    return NULL;
+}
+
+/* Index of the command word in argv, or 0 if there is none. */
+int sc_cli_command_index(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            return i + 1 < argc ? i + 1 : 0;
+        if (a[0] != '-' || strcmp(a, "-") == 0)
+            return i;
+        if (strchr(a, '=') != NULL)
+            continue;
+        const opt_def *o = find_option(a, strlen(a));
+        if (o != NULL && o->takes_value)
+            i++;
+    }
+    return 0;
+}
+
+/* Parse argv (all of it but argv[0] and the command word at skip). */
+int sc_cli_parse(int argc, char **argv, int skip, unsigned allowed, sc_cli_args *a)
+{
+    int options_done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (i == skip)
+            continue;
+        if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (a->npositional == (int)(sizeof a->positional / sizeof a->positional[0]))
+                return sc_cli_usage_error("too many arguments at \"%s\"", arg);
+            a->positional[a->npositional++] = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            options_done = 1;
+            continue;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            a->help = 1;
+            continue;
+        }
+        const char *eq = strchr(arg, '=');
+        size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+        const opt_def *o = find_option(arg, n);
+        if (o == NULL || (o->bit != 0 && !(o->bit & allowed))) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), arg);
+            return sc_cli_usage_error("unknown option %s", name);
+        }
+        const char *value = eq ? eq + 1 : NULL;
+        if (!o->takes_value) {
+            if (value != NULL)
+                return sc_cli_usage_error("%s takes no value", o->name);
+            a->given |= o->bit;
+            continue;
+        }
+        if (value == NULL) {
+            if (i + 1 >= argc || i + 1 == skip)
+                return sc_cli_usage_error("%s requires a value", o->name);
+            value = argv[++i];
+        }
+        if (value[0] == '\0')
+            return sc_cli_usage_error("%s requires a non-empty value", o->name);
+        a->given |= o->bit;
+        switch (o->bit) {
+        case OPT_KEY_ID: a->key_id = value; break;
+        case OPT_OUT: a->out = value; break;
+        case OPT_SIGNER: a->signer = value; break;
+        case OPT_PUBLIC_KEY: a->public_key = value; break;
+        case OPT_TRUST: a->trust = value; break;
+        case OPT_EXPECT: a->expect = value; break;
+        case OPT_INSTALL_ID: a->install_id = value; break;
+        default:
+            if (strcmp(o->name, "--project-root") == 0)
+                a->ws.project_root = value;
+            else if (strcmp(o->name, "--config") == 0)
+                a->ws.config = value;
+            for (int k = 0; k < SC_WS_PATH_COUNT; k++)
+                if (strcmp(o->name, ws_flags[k]) == 0)
+                    a->ws.paths[k] = value;
+        }
+    }
+    return 0;
+}
+
+
+int sc_cli_report(const sc_error *err)
+{
+    fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err->code), err->message);
+    return err->code == SC_E_USAGE ? EXIT_USAGE : EXIT_REJECTED;
+}
+
+int sc_cli_print_json(sc_json *v)
+{
+    sc_error err;
+    if (v == NULL) {
+        sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        return sc_cli_report(&err);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = 0;
+    if (sc_json_write(v, &text, &len, &err) != SC_OK)
+        rc = sc_cli_report(&err);
+    else {
+        fwrite(text, 1, len, stdout);
+        rc = fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
+    }
+    free(text);
+    sc_json_free(v);
+    return rc;
+}
+
