@@ -643,9 +643,23 @@ static int buf_append(char **buf, size_t *len, size_t *cap, const char *data, si
  * Run words with payload on stdin; collect stdout (capped) and the start of
  * stderr.  Returns SC_OK with the exit status in *status, or SC_E_SIGNER_FAILED.
  */
-static sc_code run_signer(char **words, const void *payload, size_t len, char **out,
-                          size_t *out_len, char *errtext, int *status, sc_error *err)
+/* Milliseconds left until start + limit seconds (0 when passed). */
+static int ms_left(const struct timespec *start, unsigned limit)
 {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double used = (double)(now.tv_sec - start->tv_sec) * 1000.0 +
+                  (double)(now.tv_nsec - start->tv_nsec) / 1e6;
+    double left = (double)limit * 1000.0 - used;
+    return left <= 0 ? 0 : left > 60000 ? 60000 : (int)left + 1;
+}
+
+static sc_code run_signer(char **words, const void *payload, size_t len, unsigned limit,
+                          char **out, size_t *out_len, char *errtext, int *status,
+                          sc_error *err)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     int in[2] = {-1, -1}, op[2] = {-1, -1}, ep[2] = {-1, -1};
     *out = NULL;
     *out_len = 0;
@@ -689,7 +703,10 @@ static sc_code run_signer(char **words, const void *payload, size_t len, char **
     posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
     posix_spawnattr_setsigmask(&attr, &empty);
     posix_spawnattr_setsigdefault(&attr, &pipe_only);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    /* Its own process group, so that a time-out kills what it started too. */
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETPGROUP);
 
     /* Block SIGPIPE here while we write; remember whether one was pending. */
     sigset_t pending_before;
@@ -735,12 +752,21 @@ static sc_code run_signer(char **words, const void *payload, size_t len, char **
             fds[nf] = (struct pollfd){ep[0], POLLIN, 0};
             i_err = nf++;
         }
-        if (poll(fds, (nfds_t)nf, -1) < 0) {
+        int wait_ms = ms_left(&start, limit);
+        if (wait_ms == 0) {
+            c = sc_error_set(err, SC_E_SIGNER_FAILED, NULL,
+                                 "the external signer did not finish within %u s", limit);
+            break;
+        }
+        int ready = poll(fds, (nfds_t)nf, wait_ms);
+        if (ready < 0) {
             if (errno == EINTR)
                 continue;
             c = signer_failed(err, "waiting for the external signer: %s", strerror(errno));
             break;
         }
+        if (ready == 0)
+            continue;
         if (i_in >= 0 && fds[i_in].revents) {
             ssize_t w = write(in[1], src + sent, len - sent);
             if (w > 0)
@@ -783,14 +809,30 @@ static sc_code run_signer(char **words, const void *payload, size_t len, char **
             }
         }
     }
-    if (c != SC_OK)
-        kill(pid, SIGKILL);
     close_pair(in);
     close_pair(op);
     close_pair(ep);
+    /* Its output is closed; it still gets only what is left of the limit. */
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    for (;;) {
+        if (c != SC_OK) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+                ;
+            break;
+        }
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            break;
+        if (ms_left(&start, limit) == 0) {
+            c = sc_error_set(err, SC_E_SIGNER_FAILED, NULL,
+                                 "the external signer did not finish within %u s", limit);
+            continue;
+        }
+        struct timespec nap = {0, 10 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
     /* Consume a SIGPIPE our writes raised, then restore the mask. */
     if (!pipe_was_pending) {
         sigset_t now;
@@ -816,6 +858,18 @@ sc_code sc_envelope_sign_external(const char *command, const void *payload,
                                   sc_doc_type expect, char **text, size_t *text_len,
                                   sc_error *err)
 {
+    return sc_envelope_sign_external_timeout(command, payload, len, trust, expect,
+                                             SC_SIGNER_TIMEOUT_SECONDS, text, text_len,
+                                             err);
+}
+
+sc_code sc_envelope_sign_external_timeout(const char *command, const void *payload,
+                                          size_t len, const sc_trust *trust,
+                                          sc_doc_type expect, unsigned timeout_seconds,
+                                          char **text, size_t *text_len, sc_error *err)
+{
+    if (timeout_seconds == 0)
+        return sc_error_set(err, SC_E_USAGE, NULL, "a signer time limit must be >= 1 s");
     if (text == NULL || trust == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL,
                             "sc_envelope_sign_external: no trust or no output");
@@ -830,7 +884,8 @@ sc_code sc_envelope_sign_external(const char *command, const void *payload,
     size_t out_len = 0;
     char errtext[SIGNER_STDERR_KEEP];
     int status = 0;
-    c = run_signer(words, payload, len, &out, &out_len, errtext, &status, err);
+    c = run_signer(words, payload, len, timeout_seconds, &out, &out_len, errtext,
+                   &status, err);
     sc_signer_words_free(words);
     if (c != SC_OK)
         return c;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1564,6 +1565,46 @@ static void signer_failures_are_signer_failed(void)
     fixture_close(&f);
 }
 
+static void signer_over_its_time_limit_is_killed(void)
+{
+    /* a signer that never finishes, one that closes its output but lingers,
+     * and one whose child holds the output open: each is killed at the
+     * limit (its whole process group) and the result is signer-failed */
+    signer_fixture f;
+    fixture_open(&f, "s");
+    static const char *const bodies[] = {
+        "cat >/dev/null; sleep 30",
+        "cat >/dev/null; exec >/dev/null 2>&1; sleep 30",
+        "cat >/dev/null; (sleep 30) & cat envelope.json; exit 0",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "t%zu.sh", i);
+        char *cmd = script(&f, name, bodies[i]);
+        char *text = NULL;
+        size_t tl = 0;
+        sc_error err;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        sc_code c = sc_envelope_sign_external_timeout(cmd, f.payload, f.payload_len, &f.trust,
+                                                      SC_DOC_ANY, 1, &text, &tl, &err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (i < 2) {
+            EXPECT_CODE(c, SC_E_SIGNER_FAILED, &err);
+            CU_ASSERT(strstr(err.message, "did not finish") != NULL);
+            CU_ASSERT(text == NULL);
+        } else {
+            /* it printed a good envelope and exited: the lingering child does
+             * not hold the result back past the limit */
+            CU_ASSERT(c == SC_OK || c == SC_E_SIGNER_FAILED);
+            free(text);
+        }
+        CU_ASSERT(t1.tv_sec - t0.tv_sec < 10); /* not the 30 s of the sleep */
+        free(cmd);
+    }
+    fixture_close(&f);
+}
+
 static void signer_that_does_not_read_stdin(void)
 {
     /* a payload larger than a pipe's buffer, and a signer that never reads
@@ -1660,6 +1701,7 @@ void register_document_tests(void)
     SC_ADD_TEST(s, verify_file_trust_file_is_step_1);
     SC_ADD_TEST(s, signer_command_word_splitting);
     SC_ADD_TEST(s, signer_payload_on_stdin_envelope_on_stdout);
+    SC_ADD_TEST(s, signer_over_its_time_limit_is_killed);
     SC_ADD_TEST(s, signer_reordered_envelope_written_deterministically);
     SC_ADD_TEST(s, signer_failures_are_signer_failed);
     SC_ADD_TEST(s, signer_that_does_not_read_stdin);

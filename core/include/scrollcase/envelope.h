@@ -35,6 +35,8 @@
 #define SC_PAYLOAD_ENCODING "base64-json-utf8"
 #define SC_SIGNATURE_ALGORITHM "ed25519"
 #define SC_SIGNER_OUTPUT_MAX ((size_t)16 * 1024 * 1024)
+/* How long an external signer may take before it is killed (signer-failed). */
+#define SC_SIGNER_TIMEOUT_SECONDS 300
 
 /* What steps 2-6 establish.  Owned; sc_opened_envelope_free. */
 typedef struct sc_opened_envelope {
@@ -115,5 +117,16 @@ sc_code sc_envelope_sign_external(const char *command, const void *payload,
                                   size_t len, const sc_trust *trust,
                                   sc_doc_type expect, char **text, size_t *text_len,
                                   sc_error *err);
+
+/*
+ * The same with another time limit: the signer (its whole process group)
+ * is killed once timeout_seconds (>= 1) have passed, and that is
+ * SC_E_SIGNER_FAILED.  sc_envelope_sign_external uses
+ * SC_SIGNER_TIMEOUT_SECONDS.
+ */
+sc_code sc_envelope_sign_external_timeout(const char *command, const void *payload,
+                                          size_t len, const sc_trust *trust,
+                                          sc_doc_type expect, unsigned timeout_seconds,
+                                          char **text, size_t *text_len, sc_error *err);
 
 #endif
