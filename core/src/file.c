@@ -168,9 +168,17 @@ static int write_all(int fd, const unsigned char *p, size_t n)
     return 0;
 }
 
-sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
-                             unsigned mode, sc_error *err)
+/*
+ * Write through a temporary file beside path, then put it in place: with
+ * replace, rename() over whatever is there; without, link() — which fails
+ * with EEXIST, atomically, when path exists (*existed is then set) — and
+ * unlink the temporary name.
+ */
+static sc_code write_file(const char *path, const void *bytes, size_t len,
+                          unsigned mode, int replace, int *existed, sc_error *err)
 {
+    if (existed != NULL)
+        *existed = 0;
     if (path == NULL || (bytes == NULL && len > 0))
         return sc_error_set(err, SC_E_USAGE, path,
                             "sc_file_write_atomic: no path or no bytes");
@@ -233,14 +241,25 @@ sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
         step = "close";
         e = errno;
     }
-    if (step == NULL && rename(tmp, path) != 0) {
+    if (step == NULL && replace && rename(tmp, path) != 0) {
         step = "rename";
         e = errno;
     }
+    if (step == NULL && !replace) {
+        if (link(tmp, path) != 0) {
+            step = "link";
+            e = errno;
+            if (e == EEXIST && existed != NULL)
+                *existed = 1;
+        }
+        unlink(tmp);
+    }
     if (step != NULL) {
         unlink(tmp);
-        sc_code rc = sc_error_set(err, SC_E_IO, path, "cannot write %s (%s): %s",
-                                  path, step, strerror(e));
+        sc_code rc = e == EEXIST && !replace
+                         ? sc_error_set(err, SC_E_IO, path, "cannot write %s: it exists", path)
+                         : sc_error_set(err, SC_E_IO, path, "cannot write %s (%s): %s",
+                                        path, step, strerror(e));
         free(dir);
         free(tmp);
         return rc;
@@ -263,6 +282,18 @@ sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
     free(dir);
     free(tmp);
     return rc;
+}
+
+sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
+                             unsigned mode, sc_error *err)
+{
+    return write_file(path, bytes, len, mode, 1, NULL, err);
+}
+
+sc_code sc_file_write_new(const char *path, const void *bytes, size_t len,
+                          unsigned mode, int *existed, sc_error *err)
+{
+    return write_file(path, bytes, len, mode, 0, existed, err);
 }
 
 char *sc_path_join(const char *a, const char *b)

@@ -409,7 +409,15 @@ sc_code sc_keys_write(const char *dir, const sc_signing_key *k, int force,
     if (c == SC_OK)
         c = sc_private_pem_write(k->secret, &pem, &pem_len, err);
     if (c == SC_OK) {
-        c = sc_file_write_atomic(kp.private_path, pem, pem_len, 0600, err);
+        /* Without force, never replace: link() refuses atomically, so two
+         * keygens at once cannot both succeed. */
+        int existed = 0;
+        c = force ? sc_file_write_atomic(kp.private_path, pem, pem_len, 0600, err)
+                  : sc_file_write_new(kp.private_path, pem, pem_len, 0600, &existed, err);
+        if (existed)
+            c = sc_error_set(err, SC_E_KEY_EXISTS, kp.private_path,
+                             "signing key already exists: %s; pass --force to replace it",
+                             kp.private_path);
         sodium_memzero(pem, pem_len);
         free(pem);
     }

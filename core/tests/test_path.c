@@ -404,6 +404,33 @@ static void test_write_atomic_mode_ignores_umask(void)
     free(dir);
 }
 
+static void test_write_new_never_replaces_and_leaves_nothing(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char *p = sc_path_join(dir, "key.pem");
+    sc_error err;
+    int existed = -1;
+    /* a new path: written, with the exact mode */
+    CU_ASSERT_EQUAL(sc_file_write_new(p, "first", 5, 0600, &existed, &err), SC_OK);
+    CU_ASSERT_EQUAL(existed, 0);
+    struct stat st;
+    CU_ASSERT_EQUAL(stat(p, &st), 0);
+    CU_ASSERT_EQUAL(st.st_mode & 07777, 0600);
+    /* an existing path: refused, contents kept, no temporary file left */
+    CU_ASSERT_EQUAL(sc_file_write_new(p, "second", 6, 0600, &existed, &err), SC_E_IO);
+    CU_ASSERT_EQUAL(existed, 1);
+    char *b = read_all(p);
+    CU_ASSERT_PTR_NOT_NULL(b);
+    if (b != NULL)
+        CU_ASSERT_STRING_EQUAL(b, "first");
+    free(b);
+    CU_ASSERT_EQUAL(count_temp_files(dir), 0);
+    free(p);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_write_atomic_leaves_nothing_on_failure(void)
 {
     char *dir = sc_test_tmpdir();
@@ -529,6 +556,7 @@ void register_path_tests(void)
     SC_ADD_TEST(f, test_read_missing_file_is_io_error_and_sets_missing);
     SC_ADD_TEST(f, test_read_returns_all_bytes_nul_terminated);
     SC_ADD_TEST(f, test_write_atomic_replaces_contents);
+    SC_ADD_TEST(f, test_write_new_never_replaces_and_leaves_nothing);
     SC_ADD_TEST(f, test_write_atomic_mode_ignores_umask);
     SC_ADD_TEST(f, test_write_atomic_leaves_nothing_on_failure);
     SC_ADD_TEST(f, test_path_join_rules);

@@ -28,6 +28,15 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
 sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
                              unsigned mode, sc_error *err);
 
+/*
+ * Write len bytes to a path that must not exist yet, as completely as
+ * sc_file_write_atomic but never replacing anything: if path exists (even
+ * when it appears meanwhile) nothing is written, *existed (if not NULL) is
+ * set to 1 and SC_E_IO is returned.
+ */
+sc_code sc_file_write_new(const char *path, const void *bytes, size_t len,
+                          unsigned mode, int *existed, sc_error *err);
+
 /* "a" + "/" + "b" (b may be absolute: then a copy of b).  NULL on OOM. */
 char *sc_path_join(const char *a, const char *b);
 
