@@ -15,6 +15,7 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,55 @@ void sc_test_write(const char *dir, const char *rel, const char *text)
         fclose(f);
     }
     free(p);
+}
+
+char *sc_test_dq(const char *s)
+{
+    char *r = strdup(s);
+    for (char *p = r; p && *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    return r;
+}
+
+void sc_test_expect_code_at(sc_code got, sc_code want, const sc_error *err,
+                            const char *file, int line)
+{
+    if (got != want)
+        fprintf(stderr, "\n  %s:%d: got %s, want %s: %s\n", file, line,
+                sc_code_name(got), sc_code_name(want), err ? err->message : "");
+    CU_assertImplementation(got == want, (unsigned)line, "code as expected", file,
+                            "", CU_FALSE);
+}
+
+sc_test_ws sc_test_ws_new(void)
+{
+    sc_test_ws w = {NULL, NULL};
+    char *t = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char real[PATH_MAX];
+    w.root = realpath(t, real) ? strdup(real) : strdup(t);
+    free(t);
+    size_t n = strlen(w.root) + sizeof "/scrolls";
+    w.scrolls = malloc(n);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w.scrolls);
+    snprintf(w.scrolls, n, "%s/scrolls", w.root);
+    mkdir(w.scrolls, 0755);
+    return w;
+}
+
+void sc_test_ws_free(sc_test_ws *w)
+{
+    sc_test_rmtree(w->root);
+    free(w->root);
+    free(w->scrolls);
+}
+
+void sc_test_ws_put(const sc_test_ws *w, const char *rel, const char *text)
+{
+    char *t = sc_test_dq(text);
+    sc_test_write(w->scrolls, rel, t);
+    free(t);
 }
 
 static int write_ctest_script(const char *self, const char *out)

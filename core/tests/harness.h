@@ -9,6 +9,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "scrollcase/error.h"
+
 void register_error_tests(void);
 void register_json_tests(void);
 void register_path_tests(void);
@@ -26,6 +28,25 @@ char *sc_test_tmpdir(void);
 void sc_test_rmtree(const char *path);
 /* Write a NUL-terminated string to dir/rel, creating parent directories. */
 void sc_test_write(const char *dir, const char *rel, const char *text);
+
+/* A copy of s with every ' turned into " (tests write JSON single-quoted). */
+char *sc_test_dq(const char *s);
+
+/* Assert a code, printing both codes and the message when they differ. */
+void sc_test_expect_code_at(sc_code got, sc_code want, const sc_error *err,
+                            const char *file, int line);
+#define SC_EXPECT_CODE(got, want, err)                                       \
+    sc_test_expect_code_at((got), (want), (err), __FILE__, __LINE__)
+
+/* A temporary workspace: a fresh directory (real path) with scrolls/. */
+typedef struct sc_test_ws {
+    char *root;
+    char *scrolls;
+} sc_test_ws;
+sc_test_ws sc_test_ws_new(void);
+void sc_test_ws_free(sc_test_ws *w);
+/* Write single-quoted JSON text to <scrolls>/rel. */
+void sc_test_ws_put(const sc_test_ws *w, const char *rel, const char *text);
 
 #define SC_ADD_TEST(suite, fn)                                              \
     do {                                                                    \

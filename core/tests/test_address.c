@@ -26,19 +26,10 @@
 #define SHA_A A16 A16 A16 A16
 #define SHA_B B16 B16 B16 B16
 
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    for (char *p = r; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
 /* Parse single-quoted JSON and check it as a manifest of the given type. */
 static sc_json *checked(const char *text, sc_doc_type type)
 {
-    char *t = dq(text);
+    char *t = sc_test_dq(text);
     sc_json *v = NULL;
     sc_error err;
     CU_ASSERT_EQUAL_FATAL(sc_json_parse(t, strlen(t), &v, &err), SC_OK);

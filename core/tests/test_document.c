@@ -9,7 +9,7 @@
  * Documents used as payloads are revocations manifests (10.6), the smallest
  * kind; they pass sc_manifest_check.
  *
- * JSON in this file is written with single quotes; dq() makes it JSON.
+ * JSON in this file is written with single quotes; sc_test_dq() makes it JSON.
  */
 #include <errno.h>
 #include <limits.h>
@@ -58,24 +58,6 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    for (char *p = r; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
-static void expect_code_at(sc_code got, sc_code want, const sc_error *err, int line)
-{
-    if (got != want)
-        fprintf(stderr, "\n  line %d: got %s, want %s: %s\n", line, sc_code_name(got),
-                sc_code_name(want), err ? err->message : "");
-    CU_assertImplementation(got == want, (unsigned)line, "code as expected", __FILE__, "",
-                            CU_FALSE);
-}
-#define EXPECT_CODE(got, want, err) expect_code_at((got), (want), (err), __LINE__)
 
 static void unhex(const char *hex, unsigned char *out)
 {
@@ -116,7 +98,7 @@ static sc_signing_key key_n(unsigned char n, const char *id)
 /* The payload bytes of a manifest: the deterministic writer's text. */
 static char *payload_of(const char *q, size_t *len)
 {
-    char *t = dq(q);
+    char *t = sc_test_dq(q);
     sc_json *v = NULL;
     sc_error err;
     char *out = NULL;
@@ -161,7 +143,7 @@ static sc_code verify_text(const char *text, const sc_trust *t, sc_doc_type expe
 /* Verify single-quoted envelope text against t. */
 static sc_code verify_q(const char *q, const sc_trust *t, sc_error *err)
 {
-    char *text = dq(q);
+    char *text = sc_test_dq(q);
     sc_code c = verify_text(text, t, SC_DOC_ANY, err);
     free(text);
     return c;
@@ -186,7 +168,7 @@ static char *write_json(const sc_json *v)
 
 static sc_code trust_q(const char *q, sc_trust *t, sc_error *err)
 {
-    char *text = dq(q);
+    char *text = sc_test_dq(q);
     sc_code c = sc_trust_parse(text, strlen(text), "trust.json", t, err);
     free(text);
     return c;
@@ -241,7 +223,7 @@ static void digest_file_reads_in_1mib_pieces(void)
     CU_ASSERT(sc_sha256(buf, n, b, &err) == SC_OK);
     CU_ASSERT(memcmp(a, b, 32) == 0);
     char *missing = sc_path_join(dir, "nope");
-    EXPECT_CODE(sc_sha256_file(missing, a, &err), SC_E_IO, &err);
+    SC_EXPECT_CODE(sc_sha256_file(missing, a, &err), SC_E_IO, &err);
     free(missing);
     free(path);
     free(buf);
@@ -412,7 +394,7 @@ static void keys_key_id_override_non_empty(void)
     CU_ASSERT_STRING_EQUAL(k.key_id, "release-2026");
     sc_signing_key_free(&k);
     sc_error err;
-    EXPECT_CODE(sc_signing_key_generate(NULL, "", &k, &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_signing_key_generate(NULL, "", &k, &err), SC_E_USAGE, &err);
     /* random keys differ */
     sc_signing_key a, b;
     CU_ASSERT_FATAL(sc_signing_key_generate(NULL, NULL, &a, &err) == SC_OK);
@@ -471,12 +453,12 @@ static void keys_pem_nothing_else_accepted(void)
         sc_code c = sc_public_pem_read(bad[i], strlen(bad[i]), pub, &err);
         if (c != SC_E_INVALID_KEY)
             fprintf(stderr, "\n  case %zu accepted\n", i);
-        EXPECT_CODE(c, SC_E_INVALID_KEY, &err);
+        SC_EXPECT_CODE(c, SC_E_INVALID_KEY, &err);
     }
     unsigned char seed[32];
-    EXPECT_CODE(sc_private_pem_read(RFC_PRIV_PEM "garbage", strlen(RFC_PRIV_PEM) + 7, seed, &err),
+    SC_EXPECT_CODE(sc_private_pem_read(RFC_PRIV_PEM "garbage", strlen(RFC_PRIV_PEM) + 7, seed, &err),
                 SC_E_INVALID_KEY, &err);
-    EXPECT_CODE(sc_private_pem_read(RFC_PUB_PEM, strlen(RFC_PUB_PEM), seed, &err),
+    SC_EXPECT_CODE(sc_private_pem_read(RFC_PUB_PEM, strlen(RFC_PUB_PEM), seed, &err),
                 SC_E_INVALID_KEY, &err);
 }
 
@@ -516,7 +498,7 @@ static void keys_private_file_mode_0600_whatever_the_umask(void)
     free(text);
     /* the public file: 8.1 members in order, deterministic writer */
     CU_ASSERT(sc_file_read(kp.public_path, &text, &len, NULL, &err) == SC_OK);
-    char *want = dq("{\n  'algorithm': 'ed25519',\n  'keyId': '" RFC_KEY_ID "',\n"
+    char *want = sc_test_dq("{\n  'algorithm': 'ed25519',\n  'keyId': '" RFC_KEY_ID "',\n"
                     "  'publicKeyBase64': '" RFC_PUB_B64 "',\n  'publicKeyPem': "
                     "'-----BEGIN PUBLIC KEY-----\\n" RFC_SPKI_BODY
                     "\\n-----END PUBLIC KEY-----\\n'\n}\n");
@@ -544,7 +526,7 @@ static void keys_keygen_refuses_overwrite_without_force(void)
     sc_key_paths kp;
     sc_error err;
     CU_ASSERT_FATAL(sc_keys_write(dir, &a, 0, &kp, &err) == SC_OK);
-    EXPECT_CODE(sc_keys_write(dir, &b, 0, NULL, &err), SC_E_KEY_EXISTS, &err);
+    SC_EXPECT_CODE(sc_keys_write(dir, &b, 0, NULL, &err), SC_E_KEY_EXISTS, &err);
     sc_signing_key l;
     CU_ASSERT(sc_keys_load(kp.private_path, kp.public_path, &l, &err) == SC_OK);
     CU_ASSERT(memcmp(l.public_key, a.public_key, 32) == 0); /* untouched */
@@ -575,7 +557,7 @@ static void keys_load_checks_one_pair(void)
     CU_ASSERT_STRING_EQUAL(l.key_id, "a");
     CU_ASSERT(memcmp(l.secret, a.secret, 64) == 0);
     sc_signing_key_free(&l);
-    EXPECT_CODE(sc_keys_load(p1.private_path, p2.public_path, &l, &err), SC_E_INVALID_KEY, &err);
+    SC_EXPECT_CODE(sc_keys_load(p1.private_path, p2.public_path, &l, &err), SC_E_INVALID_KEY, &err);
     /* a public file with base64 only is one key too */
     sc_test_write(d2, "b64.json", "{\"keyId\": \"a\", \"publicKeyBase64\": \"placeholder\"}");
     char *b64 = NULL;
@@ -589,17 +571,17 @@ static void keys_load_checks_one_pair(void)
     sc_signing_key_free(&l);
     /* shapes that are not one public key */
     sc_test_write(d2, "b64.json", "{\"keys\": []}");
-    EXPECT_CODE(sc_keys_load(p1.private_path, pb, &l, &err), SC_E_INVALID_KEY, &err);
+    SC_EXPECT_CODE(sc_keys_load(p1.private_path, pb, &l, &err), SC_E_INVALID_KEY, &err);
     sc_test_write(d2, "b64.json", "{\"keyId\": \"a\"}");
-    EXPECT_CODE(sc_keys_load(p1.private_path, pb, &l, &err), SC_E_INVALID_KEY, &err);
+    SC_EXPECT_CODE(sc_keys_load(p1.private_path, pb, &l, &err), SC_E_INVALID_KEY, &err);
     sc_test_write(d2, "b64.json", "{\"keyId\": ");
-    EXPECT_CODE(sc_keys_load(p1.private_path, pb, &l, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(sc_keys_load(p1.private_path, pb, &l, &err), SC_E_INVALID_JSON, &err);
     /* a broken private file */
     sc_test_write(d2, "priv.pem", RFC_PUB_PEM);
     char *pp = sc_path_join(d2, "priv.pem");
-    EXPECT_CODE(sc_keys_load(pp, p1.public_path, &l, &err), SC_E_INVALID_KEY, &err);
+    SC_EXPECT_CODE(sc_keys_load(pp, p1.public_path, &l, &err), SC_E_INVALID_KEY, &err);
     char *none = sc_path_join(d2, "none.pem");
-    EXPECT_CODE(sc_keys_load(none, p1.public_path, &l, &err), SC_E_IO, &err);
+    SC_EXPECT_CODE(sc_keys_load(none, p1.public_path, &l, &err), SC_E_IO, &err);
     free(none);
     free(pp);
     free(pb);
@@ -632,7 +614,7 @@ static void trust_single_key_by_pem_base64_or_both(void)
         sc_trust t;
         sc_error err;
         sc_code c = trust_q(good[i], &t, &err);
-        EXPECT_CODE(c, SC_OK, &err);
+        SC_EXPECT_CODE(c, SC_OK, &err);
         if (c != SC_OK)
             continue;
         CU_ASSERT(t.count == 1);
@@ -702,7 +684,7 @@ static void trust_shapes_rejected(void)
         sc_code c = trust_q(bad[i].q, &t, &err);
         if (c != SC_E_INVALID_TRUST_FILE)
             fprintf(stderr, "\n  case %zu: %s\n", i, bad[i].q);
-        EXPECT_CODE(c, SC_E_INVALID_TRUST_FILE, &err);
+        SC_EXPECT_CODE(c, SC_E_INVALID_TRUST_FILE, &err);
         CU_ASSERT_STRING_EQUAL(err.path, bad[i].entry);
         CU_ASSERT(t.count == 0 && t.keys == NULL);
         if (c == SC_OK)
@@ -720,7 +702,7 @@ static void trust_pem_and_base64_must_be_one_key(void)
     snprintf(q, sizeof q, "{'keyId':'k','publicKeyPem':" PEM_Q ",'publicKeyBase64':'%s'}", b64);
     free(b64);
     sc_trust t;
-    EXPECT_CODE(trust_q(q, &t, &err), SC_E_INVALID_TRUST_FILE, &err);
+    SC_EXPECT_CODE(trust_q(q, &t, &err), SC_E_INVALID_TRUST_FILE, &err);
     CU_ASSERT(strstr(err.message, "keyId \"k\"") != NULL);
     sc_signing_key_free(&a);
 }
@@ -744,11 +726,11 @@ static sc_code trust_raw(const char *hex, sc_error *err)
 static void trust_small_order_public_key_refused(void)
 {
     sc_error err;
-    EXPECT_CODE(trust_raw(IDENTITY_HEX, &err), SC_E_INVALID_TRUST_FILE, &err);
+    SC_EXPECT_CODE(trust_raw(IDENTITY_HEX, &err), SC_E_INVALID_TRUST_FILE, &err);
     CU_ASSERT_STRING_EQUAL(err.path, "$.keys[0]");
-    EXPECT_CODE(trust_raw(ORDER8_HEX, &err), SC_E_INVALID_TRUST_FILE, &err);
-    EXPECT_CODE(trust_raw(NONCANON_HEX, &err), SC_E_INVALID_TRUST_FILE, &err);
-    EXPECT_CODE(trust_raw(RFC_PUB, &err), SC_OK, &err);
+    SC_EXPECT_CODE(trust_raw(ORDER8_HEX, &err), SC_E_INVALID_TRUST_FILE, &err);
+    SC_EXPECT_CODE(trust_raw(NONCANON_HEX, &err), SC_E_INVALID_TRUST_FILE, &err);
+    SC_EXPECT_CODE(trust_raw(RFC_PUB, &err), SC_OK, &err);
 }
 
 static void trust_mixed_order_public_key_refused(void)
@@ -763,16 +745,16 @@ static void trust_mixed_order_public_key_refused(void)
     char hex[65];
     sc_hex_lower(mixed, 32, hex);
     sc_error err;
-    EXPECT_CODE(trust_raw(hex, &err), SC_E_INVALID_TRUST_FILE, &err);
+    SC_EXPECT_CODE(trust_raw(hex, &err), SC_E_INVALID_TRUST_FILE, &err);
 }
 
 static void trust_not_json_is_invalid_json(void)
 {
     sc_trust t;
     sc_error err;
-    EXPECT_CODE(sc_trust_parse("{'keys':[]}", 11, "t", &t, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(sc_trust_parse("", 0, "t", &t, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(sc_trust_parse("{\"keys\":[]} x", 13, "t", &t, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(sc_trust_parse("{'keys':[]}", 11, "t", &t, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(sc_trust_parse("", 0, "t", &t, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(sc_trust_parse("{\"keys\":[]} x", 13, "t", &t, &err), SC_E_INVALID_JSON, &err);
 }
 
 static void trust_file_unreadable_is_invalid_trust_file(void)
@@ -782,8 +764,8 @@ static void trust_file_unreadable_is_invalid_trust_file(void)
     char *p = sc_path_join(dir, "missing.json");
     sc_trust t;
     sc_error err;
-    EXPECT_CODE(sc_trust_read_file(p, &t, &err), SC_E_INVALID_TRUST_FILE, &err);
-    EXPECT_CODE(sc_trust_read_file(dir, &t, &err), SC_E_INVALID_TRUST_FILE, &err);
+    SC_EXPECT_CODE(sc_trust_read_file(p, &t, &err), SC_E_INVALID_TRUST_FILE, &err);
+    SC_EXPECT_CODE(sc_trust_read_file(dir, &t, &err), SC_E_INVALID_TRUST_FILE, &err);
     sc_test_write(dir, "ok.json", "{\"keys\": []}");
     char *ok = sc_path_join(dir, "ok.json");
     CU_ASSERT(sc_trust_read_file(ok, &t, &err) == SC_OK);
@@ -855,8 +837,8 @@ static void envelope_sign_needs_payload_and_key(void)
     sc_signing_key k = rfc_key();
     sc_json *env = NULL;
     sc_error err;
-    EXPECT_CODE(sc_envelope_sign("", 0, &k, 1, &env, &err), SC_E_USAGE, &err);
-    EXPECT_CODE(sc_envelope_sign("x", 1, &k, 0, &env, &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_envelope_sign("", 0, &k, 1, &env, &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_envelope_sign("x", 1, &k, 0, &env, &err), SC_E_USAGE, &err);
     CU_ASSERT(env == NULL);
     sc_signing_key_free(&k);
 }
@@ -871,7 +853,7 @@ static void verify_accepts_and_reports(void)
     sc_verified_document vd;
     sc_error err;
     sc_code c = sc_envelope_verify(text, strlen(text), &t, SC_DOC_ANY, &vd, &err);
-    EXPECT_CODE(c, SC_OK, &err);
+    SC_EXPECT_CODE(c, SC_OK, &err);
     if (c == SC_OK) {
         CU_ASSERT(vd.info.type == SC_DOC_REVOCATIONS);
         CU_ASSERT_STRING_EQUAL(vd.info.kind, "scrollcase.box.revocations");
@@ -889,7 +871,7 @@ static void verify_accepts_and_reports(void)
                                "2026-01-02T03:04:05Z");
     }
     sc_verified_document_free(&vd);
-    EXPECT_CODE(verify_text(text, &t, SC_DOC_REVOCATIONS, &err), SC_OK, &err);
+    SC_EXPECT_CODE(verify_text(text, &t, SC_DOC_REVOCATIONS, &err), SC_OK, &err);
     free(text);
     sc_trust_free(&t);
     sc_signing_key_free(&k);
@@ -899,22 +881,22 @@ static void verify_step2_strict_json_then_object(void)
 {
     sc_trust t = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(verify_text("", &t, SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(verify_text("{\"schemaVersion\":3,\"schemaVersion\":3}", &t, SC_DOC_ANY, &err),
+    SC_EXPECT_CODE(verify_text("", &t, SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(verify_text("{\"schemaVersion\":3,\"schemaVersion\":3}", &t, SC_DOC_ANY, &err),
                 SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(verify_text("{\"schemaVersion\":2} x", &t, SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(verify_text("[]", &t, SC_DOC_ANY, &err), SC_E_INVALID_ENVELOPE, &err);
-    EXPECT_CODE(verify_text("\"x\"", &t, SC_DOC_ANY, &err), SC_E_INVALID_ENVELOPE, &err);
-    EXPECT_CODE(verify_text("null", &t, SC_DOC_ANY, &err), SC_E_INVALID_ENVELOPE, &err);
+    SC_EXPECT_CODE(verify_text("{\"schemaVersion\":2} x", &t, SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(verify_text("[]", &t, SC_DOC_ANY, &err), SC_E_INVALID_ENVELOPE, &err);
+    SC_EXPECT_CODE(verify_text("\"x\"", &t, SC_DOC_ANY, &err), SC_E_INVALID_ENVELOPE, &err);
+    SC_EXPECT_CODE(verify_text("null", &t, SC_DOC_ANY, &err), SC_E_INVALID_ENVELOPE, &err);
 }
 
 static void verify_step3_v1_v2_envelopes_refused_before_schema(void)
 {
     sc_trust t = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(verify_q("{'schemaVersion':2}", &t, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
-    EXPECT_CODE(verify_q("{'schemaVersion':1}", &t, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
-    EXPECT_CODE(verify_q("{'junk':[],'schemaVersion':1,'signatures':7}", &t, &err),
+    SC_EXPECT_CODE(verify_q("{'schemaVersion':2}", &t, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
+    SC_EXPECT_CODE(verify_q("{'schemaVersion':1}", &t, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
+    SC_EXPECT_CODE(verify_q("{'junk':[],'schemaVersion':1,'signatures':7}", &t, &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
     /* a whole, validly signed v2 envelope */
     sc_signing_key k = rfc_key();
@@ -923,7 +905,7 @@ static void verify_step3_v1_v2_envelopes_refused_before_schema(void)
     sc_json *v = parse_text(text);
     sc_json_object_set(v, "schemaVersion", sc_json_new_number(2));
     char *v2 = write_json(v);
-    EXPECT_CODE(verify_text(v2, &tk, SC_DOC_ANY, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
+    SC_EXPECT_CODE(verify_text(v2, &tk, SC_DOC_ANY, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
     free(v2);
     sc_json_free(v);
     free(text);
@@ -940,7 +922,7 @@ static void verify_step3_other_versions_unsupported(void)
         char q[64];
         snprintf(q, sizeof q, "{'schemaVersion':%s}", bad[i]);
         sc_error err;
-        EXPECT_CODE(verify_q(q, &t, &err), SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
+        SC_EXPECT_CODE(verify_q(q, &t, &err), SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
     }
 }
 
@@ -951,7 +933,7 @@ static char *mutate(const char *text, const char *member, const char *value_q)
     if (value_q == NULL) {
         sc_json_object_remove(v, member);
     } else {
-        char *vt = dq(value_q);
+        char *vt = sc_test_dq(value_q);
         sc_json *nv = parse_text(vt);
         free(vt);
         sc_json_object_set(v, member, nv);
@@ -1010,7 +992,7 @@ static void verify_step4_every_member_invalid_envelope(void)
         sc_code c = verify_text(m, &t, SC_DOC_ANY, &err);
         if (c != SC_E_INVALID_ENVELOPE)
             fprintf(stderr, "\n  case %zu (%s)\n", i, bad[i].member);
-        EXPECT_CODE(c, SC_E_INVALID_ENVELOPE, &err);
+        SC_EXPECT_CODE(c, SC_E_INVALID_ENVELOPE, &err);
         CU_ASSERT_STRING_EQUAL(err.path, bad[i].path);
         free(m);
     }
@@ -1024,21 +1006,21 @@ static void verify_step4_members_checked_in_order(void)
     sc_trust t = {NULL, 0};
     sc_error err;
     /* encoding and hash both wrong: the encoding (earlier in 9.1) is reported */
-    EXPECT_CODE(verify_q("{'signatures':[],'payloadSha256':'x','payloadBase64':'','schemaVersion':3,"
+    SC_EXPECT_CODE(verify_q("{'signatures':[],'payloadSha256':'x','payloadBase64':'','schemaVersion':3,"
                          "'payloadEncoding':'utf8','zzz':1}", &t, &err),
                 SC_E_INVALID_ENVELOPE, &err);
     CU_ASSERT_STRING_EQUAL(err.path, "$.payloadEncoding");
     /* as in 5.5, a missing member is reported before a wrong value */
-    EXPECT_CODE(verify_q("{'schemaVersion':3,'payloadEncoding':'utf8','payloadBase64':'e30=',"
+    SC_EXPECT_CODE(verify_q("{'schemaVersion':3,'payloadEncoding':'utf8','payloadBase64':'e30=',"
                          "'payloadSha256':'x'}", &t, &err), SC_E_INVALID_ENVELOPE, &err);
     CU_ASSERT_STRING_EQUAL(err.path, "$.signatures");
-    EXPECT_CODE(verify_q("{'schemaVersion':3,'payloadEncoding':'base64-json-utf8','payloadBase64':"
+    SC_EXPECT_CODE(verify_q("{'schemaVersion':3,'payloadEncoding':'base64-json-utf8','payloadBase64':"
                          "'e30=','payloadSha256':'" "44136fa355b3678a1146ad16f7e8649e"
                          "94fb4fc21fe77e8310c060f61caaff8a" "','signatures':[{'algorithm':'x',"
                          "'keyId':''}]}", &t, &err), SC_E_INVALID_ENVELOPE, &err);
     CU_ASSERT_STRING_EQUAL(err.path, "$.signatures[0].signatureBase64");
     /* an unknown member is reported only after every listed one passes */
-    EXPECT_CODE(verify_q("{'zzz':1,'schemaVersion':3,'payloadEncoding':'base64-json-utf8',"
+    SC_EXPECT_CODE(verify_q("{'zzz':1,'schemaVersion':3,'payloadEncoding':'base64-json-utf8',"
                          "'payloadBase64':'e30=','payloadSha256':'" "44136fa355b3678a1146ad16f7e8649e"
                          "94fb4fc21fe77e8310c060f61caaff8a" "','signatures':[]}", &t, &err),
                 SC_E_INVALID_ENVELOPE, &err);
@@ -1053,24 +1035,24 @@ static void verify_step5_altered_payload(void)
     sc_error err;
     /* the bytes changed, the hash kept */
     char *m = mutate(text, "payloadBase64", "'e30K'");
-    EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
+    SC_EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
     free(m);
     /* the hash changed */
     m = mutate(text, "payloadSha256",
                "'0000000000000000000000000000000000000000000000000000000000000000'");
-    EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
+    SC_EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
     free(m);
     /* payloadBase64 that does not decode strictly */
     static const char *const undecodable[] = {"'e30'", "'e3 0='", "'e31='", "'e30K\\n'", "'!!!!'"};
     for (size_t i = 0; i < 5; i++) {
         m = mutate(text, "payloadBase64", undecodable[i]);
-        EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
+        SC_EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
         free(m);
     }
     /* step 5 comes before step 6: no trusted key, still altered-payload */
     sc_trust none = {NULL, 0};
     m = mutate(text, "payloadBase64", "'e30K'");
-    EXPECT_CODE(verify_text(m, &none, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
+    SC_EXPECT_CODE(verify_text(m, &none, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
     free(m);
     free(text);
     sc_trust_free(&t);
@@ -1087,7 +1069,7 @@ static void verify_step6_untrusted_keyid_skipped_then_valid_accepted(void)
     CU_ASSERT_FATAL(sc_trust_add(&t, "old", 3, keys[0].public_key, &err) == SC_OK);
     CU_ASSERT_FATAL(sc_trust_add(&t, "new", 3, keys[2].public_key, &err) == SC_OK);
     sc_verified_document vd;
-    EXPECT_CODE(sc_envelope_verify(text, strlen(text), &t, SC_DOC_ANY, &vd, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_envelope_verify(text, strlen(text), &t, SC_DOC_ANY, &vd, &err), SC_OK, &err);
     CU_ASSERT(vd.key_id != NULL && strcmp(vd.key_id, "new") == 0);
     sc_verified_document_free(&vd);
     free(text);
@@ -1107,12 +1089,12 @@ static void verify_step6_failing_trusted_signature_then_valid_accepted(void)
     sc_trust t = trust_of(pair, 2);
     sc_verified_document vd;
     sc_error err;
-    EXPECT_CODE(sc_envelope_verify(text, strlen(text), &t, SC_DOC_ANY, &vd, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_envelope_verify(text, strlen(text), &t, SC_DOC_ANY, &vd, &err), SC_OK, &err);
     CU_ASSERT(vd.key_id != NULL && strcmp(vd.key_id, "b") == 0);
     sc_verified_document_free(&vd);
     /* trusting only a: nothing verifies */
     sc_trust ta = trust_of(&a, 1);
-    EXPECT_CODE(verify_text(text, &ta, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
+    SC_EXPECT_CODE(verify_text(text, &ta, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     sc_trust_free(&ta);
     free(text);
     sc_trust_free(&t);
@@ -1127,14 +1109,14 @@ static void verify_step6_no_trusted_signature_invalid_signature(void)
     char *text = signed_doc(REVOCATIONS, &k, 1);
     sc_error err;
     sc_trust empty = {NULL, 0};
-    EXPECT_CODE(verify_text(text, &empty, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
+    SC_EXPECT_CODE(verify_text(text, &empty, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     sc_trust to = trust_of(&other, 1);
-    EXPECT_CODE(verify_text(text, &to, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
+    SC_EXPECT_CODE(verify_text(text, &to, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     sc_trust_free(&to);
     /* the right keyId with another key's public half */
     sc_trust wrong = {NULL, 0};
     CU_ASSERT_FATAL(sc_trust_add(&wrong, k.key_id, k.key_id_len, other.public_key, &err) == SC_OK);
-    EXPECT_CODE(verify_text(text, &wrong, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
+    SC_EXPECT_CODE(verify_text(text, &wrong, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     sc_trust_free(&wrong);
     free(text);
     sc_signing_key_free(&k);
@@ -1175,10 +1157,10 @@ static void verify_step6_signature_must_decode_to_64_bytes(void)
     sig[64] = 0;
     sc_error err;
     char *m = with_signature(text, sig, 65);
-    EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
+    SC_EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     free(m);
     m = with_signature(text, sig, 63);
-    EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
+    SC_EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     free(m);
     /* a valid signature whose text is not canonical base64 (last char + 1) */
     sc_json *v = parse_text(text);
@@ -1190,7 +1172,7 @@ static void verify_step6_signature_must_decode_to_64_bytes(void)
     free(copy);
     m = write_json(v);
     sc_json_free(v);
-    EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
+    SC_EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     free(m);
     free(text);
     sc_trust_free(&t);
@@ -1217,10 +1199,10 @@ static void verify_strict_noncanonical_s_rejected(void)
     CU_ASSERT(carry == 0);
     char *m = with_signature(text, sig, 64);
     sc_error err;
-    EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
+    SC_EXPECT_CODE(verify_text(m, &t, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     free(m);
     /* the untouched signature verifies */
-    EXPECT_CODE(verify_text(text, &t, SC_DOC_ANY, &err), SC_OK, &err);
+    SC_EXPECT_CODE(verify_text(text, &t, SC_DOC_ANY, &err), SC_OK, &err);
     free(text);
     sc_trust_free(&t);
     sc_signing_key_free(&k);
@@ -1244,25 +1226,25 @@ static sc_code verify_raw_payload(const char *payload, sc_doc_type expect, sc_er
 static void verify_step7_payload_strict_json_then_object(void)
 {
     sc_error err;
-    EXPECT_CODE(verify_raw_payload("not json", SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(verify_raw_payload("{\"a\":1,\"a\":2}", SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(verify_raw_payload("\xef\xbb\xbf{}", SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(verify_raw_payload("[]", SC_DOC_ANY, &err), SC_E_INVALID_MANIFEST, &err);
-    EXPECT_CODE(verify_raw_payload("3", SC_DOC_ANY, &err), SC_E_INVALID_MANIFEST, &err);
+    SC_EXPECT_CODE(verify_raw_payload("not json", SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(verify_raw_payload("{\"a\":1,\"a\":2}", SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(verify_raw_payload("\xef\xbb\xbf{}", SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(verify_raw_payload("[]", SC_DOC_ANY, &err), SC_E_INVALID_MANIFEST, &err);
+    SC_EXPECT_CODE(verify_raw_payload("3", SC_DOC_ANY, &err), SC_E_INVALID_MANIFEST, &err);
 }
 
 static void verify_step8_payload_version(void)
 {
     sc_error err;
-    EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":2,\"kind\":\"scrollcase.box.release\"}",
+    SC_EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":2,\"kind\":\"scrollcase.box.release\"}",
                                    SC_DOC_ANY, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
-    EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":1}", SC_DOC_ANY, &err),
+    SC_EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":1}", SC_DOC_ANY, &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
-    EXPECT_CODE(verify_raw_payload("{\"kind\":\"scrollcase.box.revocations\"}", SC_DOC_ANY, &err),
+    SC_EXPECT_CODE(verify_raw_payload("{\"kind\":\"scrollcase.box.revocations\"}", SC_DOC_ANY, &err),
                 SC_E_INVALID_MANIFEST, &err);
-    EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":4}", SC_DOC_ANY, &err),
+    SC_EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":4}", SC_DOC_ANY, &err),
                 SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
-    EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":\"3\"}", SC_DOC_ANY, &err),
+    SC_EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":\"3\"}", SC_DOC_ANY, &err),
                 SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
 }
 
@@ -1272,18 +1254,18 @@ static void verify_step9_kind_and_expected_type(void)
     sc_trust t = trust_of(&k, 1);
     char *text = signed_doc(REVOCATIONS, &k, 1);
     sc_error err;
-    EXPECT_CODE(verify_text(text, &t, SC_DOC_RELEASE, &err), SC_E_INVALID_MANIFEST, &err);
-    EXPECT_CODE(verify_text(text, &t, SC_DOC_CHANNEL, &err), SC_E_INVALID_MANIFEST, &err);
-    EXPECT_CODE(verify_text(text, &t, SC_DOC_REVOCATIONS, &err), SC_OK, &err);
+    SC_EXPECT_CODE(verify_text(text, &t, SC_DOC_RELEASE, &err), SC_E_INVALID_MANIFEST, &err);
+    SC_EXPECT_CODE(verify_text(text, &t, SC_DOC_CHANNEL, &err), SC_E_INVALID_MANIFEST, &err);
+    SC_EXPECT_CODE(verify_text(text, &t, SC_DOC_REVOCATIONS, &err), SC_OK, &err);
     free(text);
     /* another publisher's namespace is accepted */
     text = signed_doc("{'schemaVersion':3,'kind':'example.org.revocations',"
                       "'updatedAt':'2026-01-02T03:04:05Z','revocations':[]}", &k, 1);
-    EXPECT_CODE(verify_text(text, &t, SC_DOC_REVOCATIONS, &err), SC_OK, &err);
+    SC_EXPECT_CODE(verify_text(text, &t, SC_DOC_REVOCATIONS, &err), SC_OK, &err);
     free(text);
-    EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":3,\"kind\":\"scrollcase.box.recipe\"}",
+    SC_EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":3,\"kind\":\"scrollcase.box.recipe\"}",
                                    SC_DOC_ANY, &err), SC_E_INVALID_MANIFEST, &err);
-    EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":3}", SC_DOC_ANY, &err),
+    SC_EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":3}", SC_DOC_ANY, &err),
                 SC_E_INVALID_MANIFEST, &err);
     sc_trust_free(&t);
     sc_signing_key_free(&k);
@@ -1292,10 +1274,10 @@ static void verify_step9_kind_and_expected_type(void)
 static void verify_step10_manifest_schema(void)
 {
     sc_error err;
-    EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":3,\"kind\":\"scrollcase.box.revocations\","
+    SC_EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":3,\"kind\":\"scrollcase.box.revocations\","
                                    "\"updatedAt\":\"yesterday\",\"revocations\":[]}",
                                    SC_DOC_ANY, &err), SC_E_INVALID_MANIFEST, &err);
-    EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":3,\"kind\":\"scrollcase.box.revocations\","
+    SC_EXPECT_CODE(verify_raw_payload("{\"schemaVersion\":3,\"kind\":\"scrollcase.box.revocations\","
                                    "\"updatedAt\":\"2026-01-02T03:04:05Z\",\"revocations\":[{"
                                    "\"boxId\":\"b\",\"version\":\"1\",\"target\":{\"platform\":"
                                    "\"linux\",\"arch\":\"x86_64\",\"accelerator\":\"metal\"},"
@@ -1321,17 +1303,17 @@ static void verify_file_trust_file_is_step_1(void)
     char *not_json = sc_path_join(dir, "not-json.json");
     char *missing = sc_path_join(dir, "missing.json");
     sc_verified_document vd;
-    EXPECT_CODE(sc_envelope_verify_file(kp.public_path, doc, SC_DOC_REVOCATIONS, &vd, &err),
+    SC_EXPECT_CODE(sc_envelope_verify_file(kp.public_path, doc, SC_DOC_REVOCATIONS, &vd, &err),
                 SC_OK, &err);
     CU_ASSERT(vd.key_id && strcmp(vd.key_id, RFC_KEY_ID) == 0);
     sc_verified_document_free(&vd);
-    EXPECT_CODE(sc_envelope_verify_file(bad_trust, bad_doc, SC_DOC_ANY, &vd, &err),
+    SC_EXPECT_CODE(sc_envelope_verify_file(bad_trust, bad_doc, SC_DOC_ANY, &vd, &err),
                 SC_E_INVALID_TRUST_FILE, &err);
-    EXPECT_CODE(sc_envelope_verify_file(not_json, bad_doc, SC_DOC_ANY, &vd, &err),
+    SC_EXPECT_CODE(sc_envelope_verify_file(not_json, bad_doc, SC_DOC_ANY, &vd, &err),
                 SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(sc_envelope_verify_file(kp.public_path, bad_doc, SC_DOC_ANY, &vd, &err),
+    SC_EXPECT_CODE(sc_envelope_verify_file(kp.public_path, bad_doc, SC_DOC_ANY, &vd, &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
-    EXPECT_CODE(sc_envelope_verify_file(kp.public_path, missing, SC_DOC_ANY, &vd, &err),
+    SC_EXPECT_CODE(sc_envelope_verify_file(kp.public_path, missing, SC_DOC_ANY, &vd, &err),
                 SC_E_IO, &err);
     free(doc);
     free(bad_doc);
@@ -1382,7 +1364,7 @@ static void signer_command_word_splitting(void)
     for (size_t i = 0; bad[i] != NULL; i++) {
         char **w = NULL;
         sc_error err;
-        EXPECT_CODE(sc_signer_split(bad[i], &w, NULL, &err), SC_E_USAGE, &err);
+        SC_EXPECT_CODE(sc_signer_split(bad[i], &w, NULL, &err), SC_E_USAGE, &err);
         CU_ASSERT(w == NULL);
     }
 }
@@ -1455,7 +1437,7 @@ static void signer_payload_on_stdin_envelope_on_stdout(void)
     char *cmd = script(&f, "sign.sh", "cat > got.bin\ncat envelope.json");
     char *text = NULL;
     sc_error err;
-    EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_OK, &err);
+    SC_EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_OK, &err);
     /* the signer got exactly the payload bytes */
     char *gp = sc_path_join(f.dir, "got.bin"), *got = NULL;
     size_t gl = 0;
@@ -1475,7 +1457,7 @@ static void signer_payload_on_stdin_envelope_on_stdout(void)
     cmd = script(&f, "args.sh", "printf '%s|' \"$@\" > args.txt\ncat > /dev/null\ncat envelope.json");
     char full[1024];
     snprintf(full, sizeof full, "%s 'one two' \"$HOME\" ';'", cmd);
-    EXPECT_CODE(run_external(&f, full, &text, &err), SC_OK, &err);
+    SC_EXPECT_CODE(run_external(&f, full, &text, &err), SC_OK, &err);
     char *ap = sc_path_join(f.dir, "args.txt"), *args = NULL;
     CU_ASSERT(sc_file_read(ap, &args, &gl, NULL, &err) == SC_OK);
     CU_ASSERT(args && strcmp(args, "one two|$HOME|;|") == 0);
@@ -1507,7 +1489,7 @@ static void signer_reordered_envelope_written_deterministically(void)
     sc_test_write(f.dir, "compact.json", compact);
     char *cmd = script(&f, "s.sh", "cat >/dev/null; cat compact.json");
     char *text = NULL;
-    EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_OK, &err);
+    SC_EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_OK, &err);
     CU_ASSERT(text && strcmp(text, env) == 0);
     free(text);
     free(cmd);
@@ -1553,14 +1535,14 @@ static void signer_failures_are_signer_failed(void)
         sc_code c = run_external(&f, cmd, &text, &err);
         if (c != SC_E_SIGNER_FAILED)
             fprintf(stderr, "\n  body %zu: %s\n", i, err.message);
-        EXPECT_CODE(c, SC_E_SIGNER_FAILED, &err);
+        SC_EXPECT_CODE(c, SC_E_SIGNER_FAILED, &err);
         CU_ASSERT(text == NULL);
         free(cmd);
     }
     char *missing = sc_path_join(f.dir, "no-such-signer");
-    EXPECT_CODE(run_external(&f, missing, &text, &err), SC_E_SIGNER_FAILED, &err);
+    SC_EXPECT_CODE(run_external(&f, missing, &text, &err), SC_E_SIGNER_FAILED, &err);
     free(missing);
-    EXPECT_CODE(run_external(&f, "'unterminated", &text, &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(run_external(&f, "'unterminated", &text, &err), SC_E_USAGE, &err);
     sc_signing_key_free(&other);
     fixture_close(&f);
 }
@@ -1590,7 +1572,7 @@ static void signer_over_its_time_limit_is_killed(void)
                                                       SC_DOC_ANY, 1, &text, &tl, &err);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (i < 2) {
-            EXPECT_CODE(c, SC_E_SIGNER_FAILED, &err);
+            SC_EXPECT_CODE(c, SC_E_SIGNER_FAILED, &err);
             CU_ASSERT(strstr(err.message, "did not finish") != NULL);
             CU_ASSERT(text == NULL);
         } else {
@@ -1629,12 +1611,12 @@ static void signer_that_does_not_read_stdin(void)
     char *cmd = script(&f, "lazy.sh", "exec cat big.json");
     /* the payload is no manifest, so steps 7-10 fail: still signer-failed,
      * and this process is alive to see it */
-    EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_E_SIGNER_FAILED, &err);
+    SC_EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_E_SIGNER_FAILED, &err);
     CU_ASSERT(strstr(err.message, "invalid-manifest") != NULL);
     free(cmd);
     /* one that reads it all gets every byte, however large */
     cmd = script(&f, "eager.sh", "cat > got.bin; exec cat big.json");
-    EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_E_SIGNER_FAILED, &err);
+    SC_EXPECT_CODE(run_external(&f, cmd, &text, &err), SC_E_SIGNER_FAILED, &err);
     char *gp = sc_path_join(f.dir, "got.bin"), *got = NULL;
     size_t gl = 0;
     CU_ASSERT(sc_file_read(gp, &got, &gl, NULL, &err) == SC_OK);

@@ -9,7 +9,7 @@
  * ("provenance.environment.source", "assets.0.url").  rep() changes the
  * text itself, for number spellings that a JSON round trip would lose.
  *
- * JSON in this file is written with single quotes; dq() turns them into
+ * JSON in this file is written with single quotes; sc_test_dq() turns them into
  * double quotes (no test value contains a quote).
  */
 #include <stdarg.h>
@@ -119,18 +119,9 @@ static const char LIC[] =
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    for (char *p = r; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
 static sc_json *parse_q(const char *text)
 {
-    char *t = dq(text);
+    char *t = sc_test_dq(text);
     sc_json *v = NULL;
     sc_error err;
     if (t == NULL || sc_json_parse(t, strlen(t), &v, &err) != SC_OK) {
@@ -213,7 +204,7 @@ static sc_code rep(const char *base, sc_doc_type type, const char *from,
     size_t n = strlen(base) - strlen(from) + strlen(to) + 1;
     char *text = malloc(n);
     snprintf(text, n, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
-    char *t = dq(text);
+    char *t = sc_test_dq(text);
     sc_json *doc = NULL;
     sc_code c = sc_json_parse(t, strlen(t), &doc, err);
     if (c == SC_OK)
@@ -222,16 +213,6 @@ static sc_code rep(const char *base, sc_doc_type type, const char *from,
     free(t);
     free(text);
     return c;
-}
-
-static void expect_code_at(sc_code got, sc_code want, const sc_error *err,
-                           int line)
-{
-    if (got != want)
-        fprintf(stderr, "\n  line %d: got %s, want %s: %s\n", line,
-                sc_code_name(got), sc_code_name(want), err ? err->message : "");
-    CU_assertImplementation(got == want, (unsigned)line, "code as expected",
-                            __FILE__, "", CU_FALSE);
 }
 
 static void expect_names_at(const sc_error *err, const char *text, int line)
@@ -248,21 +229,21 @@ static void expect_names_at(const sc_error *err, const char *text, int line)
 #define EXPECT(base, type, path, value, want)                                 \
     do {                                                                      \
         sc_error e_;                                                          \
-        expect_code_at(mut((base), (type), (path), (value), &e_), (want), &e_, \
+        sc_test_expect_code_at(mut((base), (type), (path), (value), &e_), (want), &e_, __FILE__, \
                        __LINE__);                                             \
     } while (0)
 /* EXPECT_AT: the same, and the message names `named`. */
 #define EXPECT_AT(base, type, path, value, want, named)                       \
     do {                                                                      \
         sc_error e_;                                                          \
-        expect_code_at(mut((base), (type), (path), (value), &e_), (want), &e_, \
+        sc_test_expect_code_at(mut((base), (type), (path), (value), &e_), (want), &e_, __FILE__, \
                        __LINE__);                                             \
         expect_names_at(&e_, (named), __LINE__);                              \
     } while (0)
 #define EXPECT_REP(base, type, from, to, want)                                \
     do {                                                                      \
         sc_error e_;                                                          \
-        expect_code_at(rep((base), (type), (from), (to), &e_), (want), &e_,   \
+        sc_test_expect_code_at(rep((base), (type), (from), (to), &e_), (want), &e_, __FILE__,   \
                        __LINE__);                                             \
     } while (0)
 
@@ -283,7 +264,7 @@ static void requires_each(const char *base, sc_doc_type type,
         sc_error e;
         sc_code c = mut(base, type, names[i], DROP, &e);
         const char *last = strrchr(names[i], '.');
-        expect_code_at(c, BAD, &e, line);
+        sc_test_expect_code_at(c, BAD, &e, __FILE__, line);
         expect_names_at(&e, last ? last + 1 : names[i], line);
     }
 }
@@ -322,8 +303,8 @@ static void each_member_wrong_type(const char *base, sc_doc_type type, int line)
         else if (strcmp(m->key, "target") == 0)
             want = SC_E_INVALID_TARGET;
         sc_error e;
-        expect_code_at(mut(base, type, m->key, wrong, &e), want, &e, line);
-        expect_code_at(mut(base, type, m->key, "null", &e), want, &e, line);
+        sc_test_expect_code_at(mut(base, type, m->key, wrong, &e), want, &e, __FILE__, line);
+        sc_test_expect_code_at(mut(base, type, m->key, "null", &e), want, &e, __FILE__, line);
         if (want == BAD)
             expect_names_at(&e, m->key, line);
     }
@@ -520,11 +501,11 @@ static void s8_other_versions_unsupported(void)
 static void s8_version_before_kind_and_schema(void)
 {
     sc_error e;
-    expect_code_at(mutv(REL, R, &e, "schemaVersion", "2", "kind", "'Bad'", "target", "1",
+    sc_test_expect_code_at(mutv(REL, R, &e, "schemaVersion", "2", "kind", "'Bad'", "target", "1",
                         (const char *)NULL),
-                   SC_E_DEPRECATED_SCHEMA_VERSION, &e, __LINE__);
-    expect_code_at(mutv(REL, C, &e, "schemaVersion", "9", (const char *)NULL),
-                   SC_E_UNSUPPORTED_SCHEMA_VERSION, &e, __LINE__);
+                   SC_E_DEPRECATED_SCHEMA_VERSION, &e, __FILE__, __LINE__);
+    sc_test_expect_code_at(mutv(REL, C, &e, "schemaVersion", "9", (const char *)NULL),
+                   SC_E_UNSUPPORTED_SCHEMA_VERSION, &e, __FILE__, __LINE__);
 }
 
 /* ---- step 9: the kind ------------------------------------------------ */
@@ -621,10 +602,10 @@ static void kind_before_schema(void)
 {
     /* a wrong kind is reported even when the target is unsupported */
     sc_error e;
-    expect_code_at(mutv(REL, R, &e, "kind", "'x.channel'", "target",
+    sc_test_expect_code_at(mutv(REL, R, &e, "kind", "'x.channel'", "target",
                         "{'platform':'linux','arch':'aarch64','accelerator':'cpu'}",
                         (const char *)NULL),
-                   BAD, &e, __LINE__);
+                   BAD, &e, __FILE__, __LINE__);
     expect_names_at(&e, "$.kind", __LINE__);
 }
 
@@ -658,10 +639,10 @@ static void release_required_before_members(void)
 {
     /* a missing provenance is reported before an unsupported target */
     sc_error e;
-    expect_code_at(mutv(REL, R, &e, "provenance", DROP, "target",
+    sc_test_expect_code_at(mutv(REL, R, &e, "provenance", DROP, "target",
                         "{'platform':'linux','arch':'aarch64','accelerator':'cpu'}",
                         (const char *)NULL),
-                   BAD, &e, __LINE__);
+                   BAD, &e, __FILE__, __LINE__);
     expect_names_at(&e, "provenance", __LINE__);
 }
 
@@ -669,35 +650,35 @@ static void release_members_in_table_order(void)
 {
     sc_error e;
     /* boxId (before target) wins over the target */
-    expect_code_at(mutv(REL, R, &e, "boxId", "'Demo'", "target", "{}", (const char *)NULL),
-                   BAD, &e, __LINE__);
+    sc_test_expect_code_at(mutv(REL, R, &e, "boxId", "'Demo'", "target", "{}", (const char *)NULL),
+                   BAD, &e, __FILE__, __LINE__);
     expect_names_at(&e, "$.boxId", __LINE__);
     /* target (before modelCacheSubdir) wins over an unsafe path */
-    expect_code_at(mutv(REL, R, &e, "target",
+    sc_test_expect_code_at(mutv(REL, R, &e, "target",
                         "{'platform':'linux','arch':'aarch64','accelerator':'cpu'}",
                         "modelCacheSubdir", "'../x'", (const char *)NULL),
-                   SC_E_UNSUPPORTED_TARGET, &e, __LINE__);
+                   SC_E_UNSUPPORTED_TARGET, &e, __FILE__, __LINE__);
     /* modelCacheSubdir (before selfTest) wins over selfTest */
-    expect_code_at(mutv(REL, R, &e, "modelCacheSubdir", "'/abs'", "selfTest", "{}",
+    sc_test_expect_code_at(mutv(REL, R, &e, "modelCacheSubdir", "'/abs'", "selfTest", "{}",
                         (const char *)NULL),
-                   UNSAFE, &e, __LINE__);
+                   UNSAFE, &e, __FILE__, __LINE__);
     /* archive (before modelCacheSubdir) wins over an unsafe path */
-    expect_code_at(mutv(REL, R, &e, "archive.format", "'tar'", "modelCacheSubdir", "'a/../b'",
+    sc_test_expect_code_at(mutv(REL, R, &e, "archive.format", "'tar'", "modelCacheSubdir", "'a/../b'",
                         (const char *)NULL),
-                   BAD, &e, __LINE__);
+                   BAD, &e, __FILE__, __LINE__);
     /* the entry-point rule runs at its member's place, before modelCacheSubdir */
-    expect_code_at(mutv(REL, R, &e, "pythonEntryPoint", "'python'", "modelCacheSubdir", "'../x'",
+    sc_test_expect_code_at(mutv(REL, R, &e, "pythonEntryPoint", "'python'", "modelCacheSubdir", "'../x'",
                         (const char *)NULL),
-                   BAD, &e, __LINE__);
+                   BAD, &e, __FILE__, __LINE__);
     expect_names_at(&e, "$.pythonEntryPoint", __LINE__);
     /* an unknown member is reported after every member's own checks */
-    expect_code_at(mutv(REL, R, &e, "aaa", "1", "target", "{'platform':'x','arch':'y','accelerator':'z'}",
+    sc_test_expect_code_at(mutv(REL, R, &e, "aaa", "1", "target", "{'platform':'x','arch':'y','accelerator':'z'}",
                         (const char *)NULL),
-                   SC_E_UNSUPPORTED_TARGET, &e, __LINE__);
+                   SC_E_UNSUPPORTED_TARGET, &e, __FILE__, __LINE__);
     /* table order, not declaration order: provenance before gates */
-    expect_code_at(mutv(REL_FULL, R, &e, "gates", "{}", "provenance.builtAt", "'x'",
+    sc_test_expect_code_at(mutv(REL_FULL, R, &e, "gates", "{}", "provenance.builtAt", "'x'",
                         (const char *)NULL),
-                   BAD, &e, __LINE__);
+                   BAD, &e, __FILE__, __LINE__);
     expect_names_at(&e, "builtAt", __LINE__);
 }
 
@@ -823,14 +804,14 @@ static void release_entry_point_equals_target(void)
     EXPECT(REL, R, "pythonEntryPoint", "''", BAD);
     EXPECT(REL, R, "pythonEntryPoint", "1", BAD);
     sc_error e;
-    expect_code_at(mutv(REL, R, &e, "target", TGT_WIN, (const char *)NULL), BAD, &e, __LINE__);
-    expect_code_at(mutv(REL, R, &e, "target", TGT_WIN, "pythonEntryPoint", "'venv/python.exe'",
+    sc_test_expect_code_at(mutv(REL, R, &e, "target", TGT_WIN, (const char *)NULL), BAD, &e, __FILE__, __LINE__);
+    sc_test_expect_code_at(mutv(REL, R, &e, "target", TGT_WIN, "pythonEntryPoint", "'venv/python.exe'",
                         (const char *)NULL),
-                   OK, &e, __LINE__);
-    expect_code_at(mutv(BOX, B, &e, "target", TGT_WIN, (const char *)NULL), BAD, &e, __LINE__);
-    expect_code_at(mutv(BOX, B, &e, "target", TGT_WIN, "pythonEntryPoint", "'venv/python.exe'",
+                   OK, &e, __FILE__, __LINE__);
+    sc_test_expect_code_at(mutv(BOX, B, &e, "target", TGT_WIN, (const char *)NULL), BAD, &e, __FILE__, __LINE__);
+    sc_test_expect_code_at(mutv(BOX, B, &e, "target", TGT_WIN, "pythonEntryPoint", "'venv/python.exe'",
                         (const char *)NULL),
-                   OK, &e, __LINE__);
+                   OK, &e, __FILE__, __LINE__);
 }
 
 static void release_model_cache_subdir_is_path(void)
@@ -916,11 +897,11 @@ static void release_weights_iff_assets(void)
     EXPECT(REL_FULL, R, "weights", "'embed'", BAD);
     EXPECT(REL_FULL, R, "weights", "1", BAD);
     sc_error e;
-    expect_code_at(mutv(REL_FULL, R, &e, "weights", DROP, "assets", DROP, (const char *)NULL),
-                   OK, &e, __LINE__);
+    sc_test_expect_code_at(mutv(REL_FULL, R, &e, "weights", DROP, "assets", DROP, (const char *)NULL),
+                   OK, &e, __FILE__, __LINE__);
     /* the pairing is a requirement: it is reported before the members */
-    expect_code_at(mutv(REL_FULL, R, &e, "weights", DROP, "target", "{}", (const char *)NULL),
-                   BAD, &e, __LINE__);
+    sc_test_expect_code_at(mutv(REL_FULL, R, &e, "weights", DROP, "target", "{}", (const char *)NULL),
+                   BAD, &e, __FILE__, __LINE__);
     expect_names_at(&e, "$.weights", __LINE__);
 }
 
@@ -1139,7 +1120,7 @@ static void box_members_follow_release_rules(void)
 
 static char *box_text(const char *q, size_t pad_to)
 {
-    char *t = dq(q);
+    char *t = sc_test_dq(q);
     size_t n = strlen(t);
     if (pad_to <= n)
         return t;
@@ -1176,7 +1157,7 @@ static void box_json_read_parses_strictly_then_checks(void)
                     SC_E_INVALID_JSON);
     CU_ASSERT_EQUAL(sc_manifest_read_box_json("[]", 2, &doc, NULL, &err), BAD);
     CU_ASSERT_PTR_NULL(doc);
-    char *t = dq(BOX);
+    char *t = sc_test_dq(BOX);
     t[strlen(t) - 1] = ',';
     char *u = malloc(strlen(t) + 16);
     sprintf(u, "%s\"x\":1}", t);
@@ -1184,7 +1165,7 @@ static void box_json_read_parses_strictly_then_checks(void)
     CU_ASSERT_PTR_NULL(doc);
     free(u);
     free(t);
-    t = dq(BOX);
+    t = sc_test_dq(BOX);
     char *v = strstr(t, "\"schemaVersion\":3");
     v[16] = '2';
     CU_ASSERT_EQUAL(sc_manifest_read_box_json(t, strlen(t), &doc, NULL, &err),
@@ -1341,8 +1322,8 @@ static sc_code agree_mut(const char *rel, const char *box, const char *path,
 static void agreement_same_members_agree(void)
 {
     sc_error e;
-    expect_code_at(agree(REL, BOX, &e), OK, &e, __LINE__);
-    expect_code_at(agree(REL_FULL, BOX_FULL, &e), OK, &e, __LINE__);
+    sc_test_expect_code_at(agree(REL, BOX, &e), OK, &e, __FILE__, __LINE__);
+    sc_test_expect_code_at(agree(REL_FULL, BOX_FULL, &e), OK, &e, __FILE__, __LINE__);
 }
 
 static void agreement_each_field_with_its_code(void)
@@ -1374,7 +1355,7 @@ static void agreement_each_field_with_its_code(void)
     for (size_t i = 0; i < COUNT(cases); i++) {
         sc_error e;
         sc_code c = agree_mut(REL_FULL, BOX_FULL, cases[i].path, cases[i].value, &e);
-        expect_code_at(c, cases[i].code, &e, __LINE__);
+        sc_test_expect_code_at(c, cases[i].code, &e, __FILE__, __LINE__);
         expect_names_at(&e, cases[i].field, __LINE__);
         CU_ASSERT_STRING_EQUAL(e.path, cases[i].field);
     }
@@ -1384,12 +1365,12 @@ static void agreement_absent_equals_only_absent(void)
 {
     sc_error e;
     /* environment present in box.json, absent from the release */
-    expect_code_at(agree_mut(REL, BOX, "environment", "{}", &e), SC_E_ENVIRONMENT_DISAGREEMENT,
-                   &e, __LINE__);
-    expect_code_at(agree_mut(REL, BOX, "execution",
+    sc_test_expect_code_at(agree_mut(REL, BOX, "environment", "{}", &e), SC_E_ENVIRONMENT_DISAGREEMENT,
+                   &e, __FILE__, __LINE__);
+    sc_test_expect_code_at(agree_mut(REL, BOX, "execution",
                              "{'kind':'python-module','module':'a','defaultArgs':[]}", &e),
-                   SC_E_EXECUTION_DISAGREEMENT, &e, __LINE__);
-    expect_code_at(agree_mut(REL, BOX, "assets", "[]", &e), SC_E_MANIFEST_DISAGREEMENT, &e,
+                   SC_E_EXECUTION_DISAGREEMENT, &e, __FILE__, __LINE__);
+    sc_test_expect_code_at(agree_mut(REL, BOX, "assets", "[]", &e), SC_E_MANIFEST_DISAGREEMENT, &e, __FILE__,
                    __LINE__);
 }
 
@@ -1397,12 +1378,12 @@ static void agreement_order_and_numbers_ignored(void)
 {
     sc_error e;
     /* member order of objects is ignored */
-    expect_code_at(agree_mut(REL, BOX, "target",
+    sc_test_expect_code_at(agree_mut(REL, BOX, "target",
                              "{'accelerator':'cpu','arch':'x86_64','platform':'linux'}", &e),
-                   OK, &e, __LINE__);
+                   OK, &e, __FILE__, __LINE__);
     /* numbers compare by value */
     sc_json *r = parse_q(REL);
-    char *t = dq(BOX);
+    char *t = sc_test_dq(BOX);
     char *at = strstr(t, "180");
     char *u = malloc(strlen(t) + 8);
     sprintf(u, "%.*s1.8e2%s", (int)(at - t), t, at + 3);
@@ -1414,8 +1395,8 @@ static void agreement_order_and_numbers_ignored(void)
     free(u);
     free(t);
     /* array order is not ignored */
-    expect_code_at(agree_mut(REL, BOX, "selfTest.pythonImports", "['json','os']", &e),
-                   SC_E_MANIFEST_DISAGREEMENT, &e, __LINE__);
+    sc_test_expect_code_at(agree_mut(REL, BOX, "selfTest.pythonImports", "['json','os']", &e),
+                   SC_E_MANIFEST_DISAGREEMENT, &e, __FILE__, __LINE__);
 }
 
 static void agreement_release_only_members_not_compared(void)
@@ -1423,9 +1404,9 @@ static void agreement_release_only_members_not_compared(void)
     sc_error e;
     /* kind, compatibility, archive, installedSizeBytes, payloadDigest, gates
      * live in the release only; REL_FULL has all of them, BOX_FULL none */
-    expect_code_at(agree(REL_FULL, BOX_FULL, &e), OK, &e, __LINE__);
+    sc_test_expect_code_at(agree(REL_FULL, BOX_FULL, &e), OK, &e, __FILE__, __LINE__);
     /* a member outside the 14 in box.json is not compared either */
-    expect_code_at(agree_mut(REL, BOX, "gates", "{}", &e), OK, &e, __LINE__);
+    sc_test_expect_code_at(agree_mut(REL, BOX, "gates", "{}", &e), OK, &e, __FILE__, __LINE__);
 }
 
 static void agreement_first_difference_wins(void)
@@ -1434,15 +1415,15 @@ static void agreement_first_difference_wins(void)
     sc_error e;
     set_at(b, "execution", NULL);
     set_at(b, "environment", parse_q("{}"));
-    expect_code_at(sc_manifest_agreement(r, b, &e), SC_E_ENVIRONMENT_DISAGREEMENT, &e, __LINE__);
+    sc_test_expect_code_at(sc_manifest_agreement(r, b, &e), SC_E_ENVIRONMENT_DISAGREEMENT, &e, __FILE__, __LINE__);
     set_at(b, "modelCacheSubdir", parse_q("'x'"));
-    expect_code_at(sc_manifest_agreement(r, b, &e), SC_E_MANIFEST_DISAGREEMENT, &e, __LINE__);
+    sc_test_expect_code_at(sc_manifest_agreement(r, b, &e), SC_E_MANIFEST_DISAGREEMENT, &e, __FILE__, __LINE__);
     expect_names_at(&e, "$.modelCacheSubdir", __LINE__);
     sc_json_free(b);
     b = parse_q(BOX_FULL);
     set_at(b, "execution", NULL);
     set_at(b, "provenance", parse_q("{}"));
-    expect_code_at(sc_manifest_agreement(r, b, &e), SC_E_EXECUTION_DISAGREEMENT, &e, __LINE__);
+    sc_test_expect_code_at(sc_manifest_agreement(r, b, &e), SC_E_EXECUTION_DISAGREEMENT, &e, __FILE__, __LINE__);
     sc_json_free(b);
     sc_json_free(r);
 }

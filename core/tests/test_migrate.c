@@ -6,7 +6,7 @@
  * file bytes are compared before and after), atomic replacement and no
  * temporary files left behind.
  *
- * JSON in this file is written with single quotes; dq() makes it JSON.
+ * JSON in this file is written with single quotes; sc_test_dq() makes it JSON.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -53,28 +53,10 @@
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    for (char *p = r; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
-static void expect_code_at(sc_code got, sc_code want, const sc_error *err, int line)
-{
-    if (got != want)
-        fprintf(stderr, "\n  line %d: got %s, want %s: %s\n", line, sc_code_name(got),
-                sc_code_name(want), err ? err->message : "");
-    CU_assertImplementation(got == want, (unsigned)line, "code as expected", __FILE__, "",
-                            CU_FALSE);
-}
-#define EXPECT_CODE(got, want, err) expect_code_at((got), (want), (err), __LINE__)
 
 static sc_json *parse_q(const char *text)
 {
-    char *t = dq(text);
+    char *t = sc_test_dq(text);
     sc_json *v = NULL;
     sc_error err;
     if (sc_json_parse(t, strlen(t), &v, &err) != SC_OK) {
@@ -119,41 +101,8 @@ static sc_code mig_doc(const char *text, sc_json **out, int *changed, sc_error *
     return c;
 }
 
-/* A temporary workspace with a scrolls directory. */
-typedef struct ws {
-    char *root;
-    char *scrolls;
-} ws;
-
-static ws ws_new(void)
-{
-    ws w = {NULL, NULL};
-    char *t = sc_test_tmpdir();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    char real[PATH_MAX];
-    w.root = realpath(t, real) ? strdup(real) : strdup(t);
-    free(t);
-    w.scrolls = sc_path_join(w.root, "scrolls");
-    mkdir(w.scrolls, 0755);
-    return w;
-}
-
-static void ws_free(ws *w)
-{
-    sc_test_rmtree(w->root);
-    free(w->root);
-    free(w->scrolls);
-}
-
-static void ws_put(const ws *w, const char *rel, const char *text)
-{
-    char *t = dq(text);
-    sc_test_write(w->scrolls, rel, t);
-    free(t);
-}
-
 /* The bytes of scrolls/rel (NULL if unreadable; caller frees). */
-static char *ws_get(const ws *w, const char *rel)
+static char *ws_get(const sc_test_ws *w, const char *rel)
 {
     char *p = sc_path_join(w->scrolls, rel);
     char *bytes = NULL;
@@ -175,7 +124,7 @@ typedef struct snapshot {
     char *bytes[N_BOX_FILES];
 } snapshot;
 
-static snapshot snap(const ws *w)
+static snapshot snap(const sc_test_ws *w)
 {
     snapshot s;
     for (size_t i = 0; i < N_BOX_FILES; i++)
@@ -197,7 +146,7 @@ static int snap_same(const snapshot *a, const snapshot *b, size_t i)
     return strcmp(a->bytes[i], b->bytes[i]) == 0;
 }
 
-static void expect_unchanged_at(const ws *w, const snapshot *before, int line)
+static void expect_unchanged_at(const sc_test_ws *w, const snapshot *before, int line)
 {
     snapshot after = snap(w);
     for (size_t i = 0; i < N_BOX_FILES; i++) {
@@ -236,15 +185,15 @@ static int stray_files(const char *dir)
 }
 
 /* A split box: base, two targets extending it, one standalone target. */
-static void put_split_box(const ws *w, const char *cuda_extra)
+static void put_split_box(const sc_test_ws *w, const char *cuda_extra)
 {
     char frag[1024];
-    ws_put(w, "demo/scroll.json", V2_BASE);
-    ws_put(w, "demo/linux-x86_64-cpu/scroll.json", V2_FRAG(TGT_CPU, ""));
+    sc_test_ws_put(w, "demo/scroll.json", V2_BASE);
+    sc_test_ws_put(w, "demo/linux-x86_64-cpu/scroll.json", V2_FRAG(TGT_CPU, ""));
     snprintf(frag, sizeof frag, "{'schemaVersion':2,'extends':'../scroll.json','target':"
              TGT_CUDA "%s}", cuda_extra);
-    ws_put(w, "demo/linux-x86_64-cuda12.4/scroll.json", frag);
-    ws_put(w, "demo/windows-x86_64-cpu/scroll.json",
+    sc_test_ws_put(w, "demo/linux-x86_64-cuda12.4/scroll.json", frag);
+    sc_test_ws_put(w, "demo/windows-x86_64-cpu/scroll.json",
            "{'schemaVersion':2," BODY ",'target':" TGT_WIN ",'selfTest':{'imports':['json']}}");
 }
 
@@ -258,7 +207,7 @@ static int written_has(const sc_migrate_result *r, const char *suffix)
     return 0;
 }
 
-static sc_code load(const ws *w, const char *ref, sc_error *err)
+static sc_code load(const sc_test_ws *w, const char *ref, sc_error *err)
 {
     sc_scroll *s = NULL;
     sc_code c = sc_scroll_load(w->scrolls, ref, &s, err);
@@ -274,7 +223,7 @@ static void doc_v2_becomes_v3_in_place(void)
     sc_json *out = NULL;
     int changed = -1;
     sc_error err;
-    EXPECT_CODE(mig_doc(V2_BASE, &out, &changed, &err), SC_OK, &err);
+    SC_EXPECT_CODE(mig_doc(V2_BASE, &out, &changed, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(changed, 1);
     if (out != NULL && in != NULL) {
         /* same members in the same order; only the version differs */
@@ -300,7 +249,7 @@ static void doc_schema_id_rewritten(void)
     sc_json *out = NULL;
     int changed = -1;
     sc_error err;
-    EXPECT_CODE(mig_doc(V2_WHOLE(""), &out, &changed, &err), SC_OK, &err);
+    SC_EXPECT_CODE(mig_doc(V2_WHOLE(""), &out, &changed, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(changed, 1);
     if (out != NULL) {
         CU_ASSERT_STRING_EQUAL(out->child->key, "$schema");
@@ -322,7 +271,7 @@ static void doc_nothing_else_changes(void)
              ",'target':" TGT_CPU ",'selfTest':{'imports':['json']}%s}", extra);
     snprintf(v3, sizeof v3, "{'$schema':'" SC_SCROLL_SCHEMA_ID "','schemaVersion':3," BODY
              ",'target':" TGT_CPU ",'selfTest':{'imports':['json']}%s}", extra);
-    EXPECT_CODE(mig_doc(v2, &out, &changed, &err), SC_OK, &err);
+    SC_EXPECT_CODE(mig_doc(v2, &out, &changed, &err), SC_OK, &err);
     char *got = write_text(out);
     char *want = canonical(v3);
     CU_ASSERT_PTR_NOT_NULL(got);
@@ -338,7 +287,7 @@ static void doc_v3_left_alone(void)
     sc_json *out = NULL;
     int changed = -1;
     sc_error err;
-    EXPECT_CODE(mig_doc(V3_WHOLE(""), &out, &changed, &err), SC_OK, &err);
+    SC_EXPECT_CODE(mig_doc(V3_WHOLE(""), &out, &changed, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(changed, 0);
     char *got = write_text(out);
     char *want = canonical(V3_WHOLE(""));
@@ -354,7 +303,7 @@ static void doc_v1_refused(void)
     sc_json *out = NULL;
     int changed = -1;
     sc_error err;
-    EXPECT_CODE(mig_doc("{'schemaVersion':1,'boxId':'demo'}", &out, &changed, &err),
+    SC_EXPECT_CODE(mig_doc("{'schemaVersion':1,'boxId':'demo'}", &out, &changed, &err),
                 SC_E_MIGRATE_REFUSED, &err);
     sc_json_free(out);
 }
@@ -368,7 +317,7 @@ static void doc_other_versions_refused(void)
         sc_json *out = NULL;
         int changed = -1;
         sc_error err;
-        EXPECT_CODE(mig_doc(text, &out, &changed, &err), SC_E_MIGRATE_REFUSED, &err);
+        SC_EXPECT_CODE(mig_doc(text, &out, &changed, &err), SC_E_MIGRATE_REFUSED, &err);
         sc_json_free(out);
     }
 }
@@ -381,7 +330,7 @@ static void doc_input_not_modified(void)
     sc_json *out = NULL;
     int changed = -1;
     sc_error err;
-    EXPECT_CODE(sc_migrate_document(doc, "scroll.json", &out, &changed, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_document(doc, "scroll.json", &out, &changed, &err), SC_OK, &err);
     char *after = write_text(doc);
     if (before != NULL && after != NULL)
         CU_ASSERT_STRING_EQUAL(before, after);
@@ -395,11 +344,11 @@ static void doc_input_not_modified(void)
 
 static void ref_whole_scroll_rewritten(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 1);
     CU_ASSERT_TRUE(written_has(&r, "demo/linux-x86_64-cpu/scroll.json"));
     char *got = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
@@ -407,32 +356,32 @@ static void ref_whole_scroll_rewritten(void)
     CU_ASSERT_PTR_NOT_NULL(got);
     if (got != NULL && want != NULL)
         CU_ASSERT_STRING_EQUAL(got, want);
-    EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
     free(got);
     free(want);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_split_migrates_base_and_siblings(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, "");
     snapshot before = snap(&w);
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 3);
     CU_ASSERT_TRUE(written_has(&r, "demo/scroll.json"));
     CU_ASSERT_TRUE(written_has(&r, "demo/linux-x86_64-cpu/scroll.json"));
     CU_ASSERT_TRUE(written_has(&r, "demo/linux-x86_64-cuda12.4/scroll.json"));
     CU_ASSERT_FALSE(written_has(&r, "demo/windows-x86_64-cpu/scroll.json"));
-    EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
-    EXPECT_CODE(load(&w, "demo/linux-x86_64-cuda12.4", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/linux-x86_64-cuda12.4", &err), SC_OK, &err);
     /* the standalone sibling does not share the base: untouched, still v2 */
     snapshot after = snap(&w);
     CU_ASSERT_TRUE(snap_same(&before, &after, 3));
-    EXPECT_CODE(load(&w, "demo/windows-x86_64-cpu", &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
+    SC_EXPECT_CODE(load(&w, "demo/windows-x86_64-cpu", &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
     /* the base keeps its member order (schemaVersion second) */
     char *base = ws_get(&w, "demo/scroll.json");
     char *want = canonical("{'boxId':'demo','schemaVersion':3,'modelId':'demo-model',"
@@ -446,89 +395,89 @@ static void ref_split_migrates_base_and_siblings(void)
     snap_free(&after);
     snap_free(&before);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_box_migrates_every_target(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, "");
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 4);
-    EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
-    EXPECT_CODE(load(&w, "demo/linux-x86_64-cuda12.4", &err), SC_OK, &err);
-    EXPECT_CODE(load(&w, "demo/windows-x86_64-cpu", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/linux-x86_64-cuda12.4", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/windows-x86_64-cpu", &err), SC_OK, &err);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_box_without_base_migrates_every_target(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
-    ws_put(&w, "demo/windows-x86_64-cpu/scroll.json",
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
+    sc_test_ws_put(&w, "demo/windows-x86_64-cpu/scroll.json",
            "{'schemaVersion':2," BODY ",'target':" TGT_WIN ",'selfTest':{'imports':['json']}}");
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 2);
-    EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
-    EXPECT_CODE(load(&w, "demo/windows-x86_64-cpu", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/windows-x86_64-cpu", &err), SC_OK, &err);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_v3_base_left_alone_v2_target_migrated(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/scroll.json",
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/scroll.json",
            "{'schemaVersion':3," BODY ",'selfTest':{'imports':['json']}}");
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_FRAG(TGT_CPU, ""));
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_FRAG(TGT_CPU, ""));
     char *base_before = ws_get(&w, "demo/scroll.json");
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 1);
     CU_ASSERT_TRUE(written_has(&r, "demo/linux-x86_64-cpu/scroll.json"));
     char *base_after = ws_get(&w, "demo/scroll.json");
     if (base_before != NULL && base_after != NULL)
         CU_ASSERT_STRING_EQUAL(base_before, base_after);
-    EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
+    SC_EXPECT_CODE(load(&w, "demo/linux-x86_64-cpu", &err), SC_OK, &err);
     free(base_before);
     free(base_after);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_dry_run_writes_nothing(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, "");
     snapshot before = snap(&w);
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 1, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 1, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 3); /* what would be written */
     EXPECT_UNCHANGED(&w, &before);
     CU_ASSERT_EQUAL(stray_files(w.root), 0);
     snap_free(&before);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 /* A split box whose cuda sibling breaks v3 in the given way: migrating the
    cpu target is refused, names the sibling, and writes nothing. */
 static void expect_split_refused_at(const char *cuda_extra, int line)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, cuda_extra);
     snapshot before = snap(&w);
     sc_migrate_result r = {NULL, 0};
     sc_error err;
     sc_code c = sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err);
-    expect_code_at(c, SC_E_MIGRATE_REFUSED, &err, line);
+    sc_test_expect_code_at(c, SC_E_MIGRATE_REFUSED, &err, __FILE__, line);
     int named = strstr(err.message, "linux-x86_64-cuda12.4") != NULL;
     if (!named)
         fprintf(stderr, "\n  line %d: refusal does not name the scroll: %s\n", line,
@@ -539,21 +488,21 @@ static void expect_split_refused_at(const char *cuda_extra, int line)
                             __FILE__, "", CU_FALSE);
     snap_free(&before);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_dry_run_still_refuses(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, ",'weights':'on-demand'");
     snapshot before = snap(&w);
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 1, &r, &err), SC_E_MIGRATE_REFUSED, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 1, &r, &err), SC_E_MIGRATE_REFUSED, &err);
     EXPECT_UNCHANGED(&w, &before);
     snap_free(&before);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_refused_non_dotted_import(void)
@@ -585,13 +534,13 @@ static void ref_refused_case_only_destinations(void)
 
 static void ref_refused_whole_scroll_writes_nothing(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json",
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json",
            V2_WHOLE(",'prunePaths':['a/./b']"));
     char *before = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err),
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err),
                 SC_E_MIGRATE_REFUSED, &err);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "linux-x86_64-cpu"));
     char *after = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
@@ -602,18 +551,18 @@ static void ref_refused_whole_scroll_writes_nothing(void)
     free(before);
     free(after);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_refused_layout_mismatch(void)
 {
     /* all of section 5 applies, the layout included */
-    ws w = ws_new();
-    ws_put(&w, "other/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "other/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
     char *before = ws_get(&w, "other/linux-x86_64-cpu/scroll.json");
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "other/linux-x86_64-cpu", 0, &r, &err),
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "other/linux-x86_64-cpu", 0, &r, &err),
                 SC_E_MIGRATE_REFUSED, &err);
     char *after = ws_get(&w, "other/linux-x86_64-cpu/scroll.json");
     if (before != NULL && after != NULL)
@@ -621,18 +570,18 @@ static void ref_refused_layout_mismatch(void)
     free(before);
     free(after);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_v1_refused_unchanged(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json",
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json",
            "{'schemaVersion':1," BODY ",'target':" TGT_CPU ",'selfTest':{'imports':['json']}}");
     char *before = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err),
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err),
                 SC_E_MIGRATE_REFUSED, &err);
     char *after = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
     if (before != NULL && after != NULL)
@@ -640,18 +589,18 @@ static void ref_v1_refused_unchanged(void)
     free(before);
     free(after);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_v3_left_alone(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     /* compact, non-canonical bytes: a rewrite would show */
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V3_WHOLE(""));
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V3_WHOLE(""));
     char *before = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 0);
     char *after = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
     if (before != NULL && after != NULL)
@@ -659,15 +608,15 @@ static void ref_v3_left_alone(void)
     free(before);
     free(after);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_written_by_rename(void)
 {
     /* a hard link to the old file keeps the old bytes: the file was
        replaced by a rename, not rewritten in place */
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
     char *file = sc_path_join(w.scrolls, "demo/linux-x86_64-cpu/scroll.json");
     char *link_path = sc_path_join(w.root, "old-link.json");
     CU_ASSERT_EQUAL_FATAL(link(file, link_path), 0);
@@ -676,7 +625,7 @@ static void ref_written_by_rename(void)
     CU_ASSERT_EQUAL(stat(file, &st0), 0);
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(stat(file, &st1), 0);
     CU_ASSERT_NOT_EQUAL(st0.st_ino, st1.st_ino);
     char *old = NULL;
@@ -689,39 +638,39 @@ static void ref_written_by_rename(void)
     free(file);
     free(link_path);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_no_temporary_files_left(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, "");
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(stray_files(w.root), 0);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ref_reference_errors(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
     sc_migrate_result r = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/../x", 0, &r, &err), SC_E_INVALID_REFERENCE,
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/../x", 0, &r, &err), SC_E_INVALID_REFERENCE,
                 &err);
     sc_migrate_result_free(&r);
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu/", 0, &r, &err),
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu/", 0, &r, &err),
                 SC_E_INVALID_REFERENCE, &err);
     sc_migrate_result_free(&r);
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "nobox", 0, &r, &err), SC_E_SCROLL_NOT_FOUND, &err);
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "nobox", 0, &r, &err), SC_E_SCROLL_NOT_FOUND, &err);
     sc_migrate_result_free(&r);
-    EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/windows-x86_64-cpu", 0, &r, &err),
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/windows-x86_64-cpu", 0, &r, &err),
                 SC_E_SCROLL_NOT_FOUND, &err);
     sc_migrate_result_free(&r);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 /* ---- registration ------------------------------------------------------- */

@@ -8,7 +8,7 @@
  * rule it pins; a test of the form sN_before_sM shows that step N of 5.3 is
  * reported when steps N and M both fail.
  *
- * JSON in this file is written with single quotes for legibility; dq()
+ * JSON in this file is written with single quotes for legibility; sc_test_dq()
  * turns them into double quotes (no test value contains a quote).
  */
 #include <limits.h>
@@ -60,25 +60,6 @@ static const char FRAG[] = "{'extends':'../scroll.json','target':" TGT_CPU "}";
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static char *dq(const char *s)
-{
-    char *r = strdup(s);
-    for (char *p = r; p && *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return r;
-}
-
-static void expect_code_at(sc_code got, sc_code want, const sc_error *err,
-                           int line)
-{
-    if (got != want)
-        fprintf(stderr, "\n  line %d: got %s, want %s: %s\n", line,
-                sc_code_name(got), sc_code_name(want), err ? err->message : "");
-    CU_assertImplementation(got == want, (unsigned)line, "code as expected",
-                            __FILE__, "", CU_FALSE);
-}
-#define EXPECT_CODE(got, want, err) expect_code_at((got), (want), (err), __LINE__)
 
 static void expect_names_at(const sc_error *err, const char *field, int line)
 {
@@ -94,7 +75,7 @@ static void expect_names_at(const sc_error *err, const char *field, int line)
 /* Parse single-quoted JSON text; NULL (and a failure) if it does not parse. */
 static sc_json *parse_q(const char *text)
 {
-    char *t = dq(text);
+    char *t = sc_test_dq(text);
     sc_json *v = NULL;
     sc_error err;
     if (t == NULL || sc_json_parse(t, strlen(t), &v, &err) != SC_OK) {
@@ -144,8 +125,8 @@ static char *patch(const char *text, const char *set, const char *drop)
 static sc_code res(const char *frag, const char *base, const char *box,
                    const char *tgt, sc_scroll **out, sc_error *err)
 {
-    char *f = dq(frag);
-    char *b = base ? dq(base) : NULL;
+    char *f = sc_test_dq(frag);
+    char *b = base ? sc_test_dq(base) : NULL;
     sc_scroll_source fs = {f, strlen(f), FRAG_NAME};
     sc_scroll_source bs = {b, b ? strlen(b) : 0, BASE_NAME};
     sc_scroll *s = NULL;
@@ -198,7 +179,7 @@ static sc_scroll *ok_at(const char *set, const char *drop, int line)
     sc_scroll *s = NULL;
     sc_error err;
     sc_code c = res(t, NULL, NULL, NULL, &s, &err);
-    expect_code_at(c, SC_OK, &err, line);
+    sc_test_expect_code_at(c, SC_OK, &err, __FILE__, line);
     free(t);
     return s;
 }
@@ -219,7 +200,7 @@ static sc_code split(const char *frag_set, const char *base_set,
 #define EXPECT_CHK(set, drop, want)                                        \
     do {                                                                   \
         sc_error e_;                                                       \
-        expect_code_at(chk((set), (drop), &e_), (want), &e_, __LINE__);    \
+        sc_test_expect_code_at(chk((set), (drop), &e_), (want), &e_, __FILE__, __LINE__);    \
     } while (0)
 
 /* "k1 k2 ..." of an object's members, in order (static buffer). */
@@ -270,41 +251,7 @@ static char *write_text(const sc_json *v)
     return out;
 }
 
-/* A temporary workspace: root + "/scrolls". */
-typedef struct ws {
-    char *root;
-    char *scrolls;
-} ws;
-
-static ws ws_new(void)
-{
-    ws w = {NULL, NULL};
-    char *t = sc_test_tmpdir();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    char real[PATH_MAX];
-    w.root = realpath(t, real) ? strdup(real) : strdup(t);
-    free(t);
-    w.scrolls = sc_path_join(w.root, "scrolls");
-    mkdir(w.scrolls, 0755);
-    return w;
-}
-
-static void ws_free(ws *w)
-{
-    sc_test_rmtree(w->root);
-    free(w->root);
-    free(w->scrolls);
-}
-
-/* Write single-quoted JSON to <scrolls>/rel. */
-static void ws_put(const ws *w, const char *rel, const char *text)
-{
-    char *t = dq(text);
-    sc_test_write(w->scrolls, rel, t);
-    free(t);
-}
-
-static void ws_mkdir(const ws *w, const char *rel)
+static void ws_mkdir(const sc_test_ws *w, const char *rel)
 {
     char *p = sc_path_join(w->scrolls, rel);
     mkdir(p, 0755);
@@ -316,11 +263,11 @@ static void ws_mkdir(const ws *w, const char *rel)
 static void s2_parse_invalid_json(void)
 {
     sc_error err;
-    EXPECT_CODE(res("{", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(res("", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(res("{'schemaVersion':2,", NULL, NULL, NULL, NULL, &err),
+    SC_EXPECT_CODE(res("{", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(res("", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(res("{'schemaVersion':2,", NULL, NULL, NULL, NULL, &err),
                 SC_E_INVALID_JSON, &err);
-    EXPECT_CODE(res("\xEF\xBB\xBF{}", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_JSON,
+    SC_EXPECT_CODE(res("\xEF\xBB\xBF{}", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_JSON,
                 &err);
 }
 
@@ -328,14 +275,14 @@ static void s2_parse_is_strict(void)
 {
     sc_error err;
     /* duplicate key, trailing garbage: the strict reader refuses both */
-    EXPECT_CODE(res("{'boxId':'a','boxId':'a'}", NULL, NULL, NULL, NULL, &err),
+    SC_EXPECT_CODE(res("{'boxId':'a','boxId':'a'}", NULL, NULL, NULL, NULL, &err),
                 SC_E_INVALID_JSON, &err);
     char *t = patch(MIN, NULL, NULL);
     size_t n = strlen(t);
     char *u = malloc(n + 3);
     memcpy(u, t, n);
     memcpy(u + n, " x", 3);
-    EXPECT_CODE(res(u, NULL, NULL, NULL, NULL, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(res(u, NULL, NULL, NULL, NULL, &err), SC_E_INVALID_JSON, &err);
     free(u);
     free(t);
 }
@@ -343,10 +290,10 @@ static void s2_parse_is_strict(void)
 static void s2_top_level_must_be_object(void)
 {
     sc_error err;
-    EXPECT_CODE(res("[]", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
-    EXPECT_CODE(res("'scroll'", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
-    EXPECT_CODE(res("3", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
-    EXPECT_CODE(res("null", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(res("[]", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(res("'scroll'", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(res("3", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(res("null", NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
 }
 
 /* ---- step 3: version --------------------------------------------------- */
@@ -363,14 +310,14 @@ static void s3_other_versions_unsupported(void)
                                     "2.0", "[3]"};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         sc_error err;
-        EXPECT_CODE(chk_raw(v[i], NULL, NULL, &err), SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
+        SC_EXPECT_CODE(chk_raw(v[i], NULL, NULL, &err), SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
     }
 }
 
 static void s3_missing_version_is_invalid_scroll(void)
 {
     sc_error err;
-    EXPECT_CODE(chk(NULL, "schemaVersion", &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(chk(NULL, "schemaVersion", &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "schemaVersion");
 }
 
@@ -378,17 +325,17 @@ static void s3_check_version_direct(void)
 {
     sc_error err;
     sc_json *d = parse_q("{'schemaVersion':2}");
-    EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err), SC_E_DEPRECATED_SCHEMA_VERSION,
+    SC_EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err), SC_E_DEPRECATED_SCHEMA_VERSION,
                 &err);
     sc_json_free(d);
     d = parse_q("{'schemaVersion':3}");
-    EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err), SC_OK, &err);
     sc_json_free(d);
     d = parse_q("{'boxId':'a'}");
-    EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err), SC_OK, &err);
     sc_json_free(d);
     d = parse_q("{'schemaVersion':3.0}");
-    EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err),
+    SC_EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err),
                 SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
     sc_json_free(d);
 }
@@ -406,9 +353,9 @@ static void s3_before_s4(void)
 {
     /* v2 fragment with a broken extends and no base: the version wins */
     sc_error err;
-    EXPECT_CODE(res("{'schemaVersion':2,'extends':'base.json'}", NULL, NULL, NULL, NULL, &err),
+    SC_EXPECT_CODE(res("{'schemaVersion':2,'extends':'base.json'}", NULL, NULL, NULL, NULL, &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
-    EXPECT_CODE(res("{'schemaVersion':2,'extends':'../scroll.json'}", "{", NULL, NULL, NULL,
+    SC_EXPECT_CODE(res("{'schemaVersion':2,'extends':'../scroll.json'}", "{", NULL, NULL, NULL,
                     &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
 }
@@ -423,7 +370,7 @@ static void s4_extends_must_be_the_constant(void)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         char set[64];
         snprintf(set, sizeof set, "{'extends':%s}", v[i]);
-        EXPECT_CODE(split(set, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(split(set, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
     }
 }
 
@@ -431,49 +378,49 @@ static void s4_base_must_exist(void)
 {
     sc_error err;
     char *f = patch(FRAG, NULL, NULL);
-    EXPECT_CODE(res(f, NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(res(f, NULL, NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
     free(f);
 }
 
 static void s4_base_must_parse(void)
 {
     sc_error err;
-    EXPECT_CODE(res(FRAG, "{'boxId':", NULL, NULL, NULL, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(res(FRAG, "{'boxId':", NULL, NULL, NULL, &err), SC_E_INVALID_JSON, &err);
 }
 
 static void s4_base_must_be_object(void)
 {
     sc_error err;
-    EXPECT_CODE(res(FRAG, "[]", NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(res(FRAG, "[]", NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
 }
 
 static void s4_base_version_checked(void)
 {
     sc_error err;
-    EXPECT_CODE(split(NULL, "{'schemaVersion':2}", NULL, NULL, &err),
+    SC_EXPECT_CODE(split(NULL, "{'schemaVersion':2}", NULL, NULL, &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
-    EXPECT_CODE(split(NULL, "{'schemaVersion':'3'}", NULL, NULL, &err),
+    SC_EXPECT_CODE(split(NULL, "{'schemaVersion':'3'}", NULL, NULL, &err),
                 SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
 }
 
 static void s4_base_declares_no_target(void)
 {
     sc_error err;
-    EXPECT_CODE(split(NULL, "{'target':" TGT_CPU "}", NULL, NULL, &err),
+    SC_EXPECT_CODE(split(NULL, "{'target':" TGT_CPU "}", NULL, NULL, &err),
                 SC_E_INVALID_SCROLL, &err);
 }
 
 static void s4_base_declares_no_extends(void)
 {
     sc_error err;
-    EXPECT_CODE(split(NULL, "{'extends':'../scroll.json'}", NULL, NULL, &err),
+    SC_EXPECT_CODE(split(NULL, "{'extends':'../scroll.json'}", NULL, NULL, &err),
                 SC_E_INVALID_SCROLL, &err);
 }
 
 static void s4_base_version_before_base_target(void)
 {
     sc_error err;
-    EXPECT_CODE(split(NULL, "{'schemaVersion':1,'target':" TGT_CPU "}", NULL, NULL, &err),
+    SC_EXPECT_CODE(split(NULL, "{'schemaVersion':1,'target':" TGT_CPU "}", NULL, NULL, &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
 }
 
@@ -481,7 +428,7 @@ static void s4_base_ignored_without_extends(void)
 {
     sc_error err;
     char *t = patch(MIN, NULL, NULL);
-    EXPECT_CODE(res(t, "{ not json", NULL, NULL, NULL, &err), SC_OK, &err);
+    SC_EXPECT_CODE(res(t, "{ not json", NULL, NULL, NULL, &err), SC_OK, &err);
     free(t);
 }
 
@@ -489,11 +436,11 @@ static void s4_before_s5(void)
 {
     sc_error err;
     /* unreadable base beats a fragment with a bad target and unknown member */
-    EXPECT_CODE(res("{'extends':'../scroll.json','target':{'platform':1},'foo':1}", "[",
+    SC_EXPECT_CODE(res("{'extends':'../scroll.json','target':{'platform':1},'foo':1}", "[",
                     NULL, NULL, NULL, &err),
                 SC_E_INVALID_JSON, &err);
     /* deprecated base beats an unsupported target */
-    EXPECT_CODE(split("{'target':{'platform':'linux','arch':'aarch64','accelerator':'cpu'}}",
+    SC_EXPECT_CODE(split("{'target':{'platform':'linux','arch':'aarch64','accelerator':'cpu'}}",
                       "{'schemaVersion':2}", NULL, NULL, &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
 }
@@ -521,7 +468,7 @@ static void s5_each_required_member(void)
                                       "selfTest", "pixiVersion"};
     for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
         sc_error err;
-        EXPECT_CODE(chk(NULL, req[i], &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(chk(NULL, req[i], &err), SC_E_INVALID_SCROLL, &err);
         EXPECT_NAMES(&err, req[i]);
     }
 }
@@ -530,18 +477,18 @@ static void s5_required_in_listed_order(void)
 {
     sc_error err;
     /* selfTest comes before pixiVersion in the required order */
-    EXPECT_CODE(chk(NULL, "pixiVersion selfTest", &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(chk(NULL, "pixiVersion selfTest", &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "$.selfTest");
     CU_ASSERT_PTR_NULL(strstr(err.message, "pixiVersion"));
     /* boxId before modelId */
-    EXPECT_CODE(chk(NULL, "modelId boxId", &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(chk(NULL, "modelId boxId", &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "$.boxId");
 }
 
 static void s5_required_before_member_checks(void)
 {
     sc_error err;
-    EXPECT_CODE(chk("{'boxId':'Not A Slug'}", "pixiVersion", &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(chk("{'boxId':'Not A Slug'}", "pixiVersion", &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "$.pixiVersion");
 }
 
@@ -550,7 +497,7 @@ static void s5_members_in_table_order(void)
     /* weights is declared first, scrollVersion last: the table puts
        scrollVersion first */
     sc_error err;
-    EXPECT_CODE(res("{'weights':'lazy','schemaVersion':3,'boxId':'demo','modelId':'m',"
+    SC_EXPECT_CODE(res("{'weights':'lazy','schemaVersion':3,'boxId':'demo','modelId':'m',"
                     "'runtimeId':'r','version':'1','sourceRevision':'s','target':" TGT_CPU ","
                     "'pythonVersion':'3.11','pixiVersion':'0.1',"
                     "'selfTest':{'imports':['json']},'scrollVersion':''}",
@@ -562,17 +509,17 @@ static void s5_members_in_table_order(void)
 static void s5_unknown_member_refused(void)
 {
     sc_error err;
-    EXPECT_CODE(chk("{'foo':1}", NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(chk("{'foo':1}", NULL, &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "$.foo");
     /* keys are case-sensitive: BoxId is unknown */
-    EXPECT_CODE(chk("{'BoxId':'demo'}", NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(chk("{'BoxId':'demo'}", NULL, &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "BoxId");
 }
 
 static void s5_unknown_members_after_known(void)
 {
     sc_error err;
-    EXPECT_CODE(res("{'zzz':1,'schemaVersion':3,'boxId':'demo','modelId':'m','runtimeId':'r',"
+    SC_EXPECT_CODE(res("{'zzz':1,'schemaVersion':3,'boxId':'demo','modelId':'m','runtimeId':'r',"
                     "'version':'1','sourceRevision':'s','target':" TGT_CPU ","
                     "'pythonVersion':'3.11','pixiVersion':'0.1',"
                     "'selfTest':{'imports':['json']},'weights':'lazy'}",
@@ -584,7 +531,7 @@ static void s5_unknown_members_after_known(void)
 static void s5_unknown_members_in_declaration_order(void)
 {
     sc_error err;
-    EXPECT_CODE(chk("{'zeta':1,'alpha':2}", NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(chk("{'zeta':1,'alpha':2}", NULL, &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "$.zeta");
     CU_ASSERT_PTR_NULL(strstr(err.message, "alpha"));
 }
@@ -592,7 +539,7 @@ static void s5_unknown_members_in_declaration_order(void)
 static void s5_nested_unknown_member_refused(void)
 {
     sc_error err;
-    EXPECT_CODE(chk("{'selfTest':{'imports':['json'],'retries':2}}", NULL, &err),
+    SC_EXPECT_CODE(chk("{'selfTest':{'imports':['json'],'retries':2}}", NULL, &err),
                 SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "retries");
     EXPECT_CHK("{'assets':[{'url':'u','relativePath':'m','sizeBytes':1,'sha256':" SHA
@@ -641,7 +588,7 @@ static void s5_slug_ids(void)
         char set[96];
         snprintf(set, sizeof set, "{'modelId':%s}", bad[i]);
         sc_error err;
-        EXPECT_CODE(chk(set, NULL, &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(chk(set, NULL, &err), SC_E_INVALID_SCROLL, &err);
     }
     EXPECT_CHK("{'runtimeId':'Torch'}", NULL, SC_E_INVALID_SCROLL);
     EXPECT_CHK("{'boxId':'demo_box'}", NULL, SC_E_INVALID_SCROLL);
@@ -658,9 +605,9 @@ static void s5_text_members_non_empty(void)
         char set[96];
         sc_error err;
         snprintf(set, sizeof set, "{'%s':''}", keys[i]);
-        EXPECT_CODE(chk(set, NULL, &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(chk(set, NULL, &err), SC_E_INVALID_SCROLL, &err);
         snprintf(set, sizeof set, "{'%s':7}", keys[i]);
-        EXPECT_CODE(chk(set, NULL, &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(chk(set, NULL, &err), SC_E_INVALID_SCROLL, &err);
     }
 }
 
@@ -726,7 +673,7 @@ static void s5_size_bytes_rejects_1_0_and_minus_0(void)
                  ",'assets':[{'url':'u','relativePath':'m','sizeBytes':%s,'sha256':" SHA "}]",
                  v[i]);
         sc_error err;
-        EXPECT_CODE(chk_raw(NULL, NULL, extra, &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(chk_raw(NULL, NULL, extra, &err), SC_E_INVALID_SCROLL, &err);
     }
 }
 
@@ -740,7 +687,7 @@ static void s5_strip_components_integer(void)
                  "'format':'zip','destination':'out','stripComponents':%s}]",
                  bad[i]);
         sc_error err;
-        EXPECT_CODE(chk_raw(NULL, NULL, extra, &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(chk_raw(NULL, NULL, extra, &err), SC_E_INVALID_SCROLL, &err);
     }
     sc_scroll *s = OK_SCROLL("{'assets':[" ASSET("w.zip") "],'assetArchives':[{'relativePath':"
                              "'w.zip','format':'tar.gz','destination':'out',"
@@ -804,7 +751,7 @@ static void s5_self_test_imports_dotted_names(void)
         char set[96];
         snprintf(set, sizeof set, "{'selfTest':{'imports':['json','%s']}}", bad[i]);
         sc_error err;
-        EXPECT_CODE(chk(set, NULL, &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(chk(set, NULL, &err), SC_E_INVALID_SCROLL, &err);
     }
 }
 
@@ -861,7 +808,7 @@ static void s5_timeout_rejects_1_0_and_minus_0(void)
         char st[96];
         snprintf(st, sizeof st, "{'imports':['json'],'timeoutSeconds':%s}", v[i]);
         sc_error err;
-        EXPECT_CODE(chk_raw(NULL, st, NULL, &err), SC_E_INVALID_SCROLL, &err);
+        SC_EXPECT_CODE(chk_raw(NULL, st, NULL, &err), SC_E_INVALID_SCROLL, &err);
     }
 }
 
@@ -966,7 +913,7 @@ static void s6_before_s9(void)
 static void s7_target_required(void)
 {
     sc_error err;
-    EXPECT_CODE(chk(NULL, "target", &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(chk(NULL, "target", &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "target");
 }
 
@@ -979,7 +926,7 @@ static void s7_before_s12(void)
 {
     sc_error err;
     char *t = patch(MIN, NULL, "target");
-    EXPECT_CODE(res(t, NULL, "other", "windows-x86_64-cpu", NULL, &err), SC_E_INVALID_SCROLL,
+    SC_EXPECT_CODE(res(t, NULL, "other", "windows-x86_64-cpu", NULL, &err), SC_E_INVALID_SCROLL,
                 &err);
     free(t);
 }
@@ -1038,7 +985,7 @@ static void s8_declared_members_keep_place_and_value(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(res("{'scrollId':'custom','assets':[],'schemaVersion':3,'boxId':'demo',"
+    SC_EXPECT_CODE(res("{'scrollId':'custom','assets':[],'schemaVersion':3,'boxId':'demo',"
                     "'modelId':'m','runtimeId':'r','version':'1','sourceRevision':'s',"
                     "'target':" TGT_CPU ",'pythonVersion':'3.11','pixiVersion':'0.1',"
                     "'selfTest':{'imports':['json']},'modelCacheSubdir':'cache'}",
@@ -1133,14 +1080,14 @@ static sc_code paths_scroll(unsigned mask, sc_error *err)
 static void s9_all_path_members_safe(void)
 {
     sc_error err;
-    EXPECT_CODE(paths_scroll(0, &err), SC_OK, &err);
+    SC_EXPECT_CODE(paths_scroll(0, &err), SC_OK, &err);
 }
 
 static void s9_each_path_member_checked(void)
 {
     for (size_t i = 0; i < N_PATH_ITEMS; i++) {
         sc_error err;
-        EXPECT_CODE(paths_scroll(1u << i, &err), SC_E_UNSAFE_PATH, &err);
+        SC_EXPECT_CODE(paths_scroll(1u << i, &err), SC_E_UNSAFE_PATH, &err);
         EXPECT_NAMES(&err, path_items[i].field);
     }
 }
@@ -1149,12 +1096,12 @@ static void s9_paths_checked_in_listed_order(void)
 {
     for (size_t i = 0; i + 1 < N_PATH_ITEMS; i++) {
         sc_error err;
-        EXPECT_CODE(paths_scroll(3u << i, &err), SC_E_UNSAFE_PATH, &err);
+        SC_EXPECT_CODE(paths_scroll(3u << i, &err), SC_E_UNSAFE_PATH, &err);
         EXPECT_NAMES(&err, path_items[i].field);
     }
     /* the first and the last */
     sc_error err;
-    EXPECT_CODE(paths_scroll(1u | (1u << (N_PATH_ITEMS - 1)), &err), SC_E_UNSAFE_PATH, &err);
+    SC_EXPECT_CODE(paths_scroll(1u | (1u << (N_PATH_ITEMS - 1)), &err), SC_E_UNSAFE_PATH, &err);
     EXPECT_NAMES(&err, path_items[0].field);
 }
 
@@ -1184,9 +1131,9 @@ static void s9_before_s11(void)
 static void s10_archive_source_must_be_declared(void)
 {
     sc_error err;
-    EXPECT_CODE(chk("{'assetArchives':[" ARCHIVE("w.zip", "out") "]}", NULL, &err),
+    SC_EXPECT_CODE(chk("{'assetArchives':[" ARCHIVE("w.zip", "out") "]}", NULL, &err),
                 SC_E_INVALID_SCROLL, &err);
-    EXPECT_CODE(chk("{'assets':[" ASSET("v.zip") "],'assetArchives':[" ARCHIVE("w.zip", "out")
+    SC_EXPECT_CODE(chk("{'assets':[" ASSET("v.zip") "],'assetArchives':[" ARCHIVE("w.zip", "out")
                     "]}",
                     NULL, &err),
                 SC_E_INVALID_SCROLL, &err);
@@ -1253,7 +1200,7 @@ static void s11_before_s12(void)
 {
     sc_error err;
     char *t = patch(MIN, "{'assets':[" ASSET("m.bin") "," ASSET("M.BIN") "]}", NULL);
-    EXPECT_CODE(res(t, NULL, "other", "linux-x86_64-cpu", NULL, &err), SC_E_ENTRY_COLLISION,
+    SC_EXPECT_CODE(res(t, NULL, "other", "linux-x86_64-cpu", NULL, &err), SC_E_ENTRY_COLLISION,
                 &err);
     free(t);
 }
@@ -1264,11 +1211,11 @@ static void s12_box_directory_must_be_box_id(void)
 {
     sc_error err;
     char *t = patch(MIN, NULL, NULL);
-    EXPECT_CODE(res(t, NULL, "demo2", "linux-x86_64-cpu", NULL, &err), SC_E_LAYOUT_MISMATCH,
+    SC_EXPECT_CODE(res(t, NULL, "demo2", "linux-x86_64-cpu", NULL, &err), SC_E_LAYOUT_MISMATCH,
                 &err);
-    EXPECT_CODE(res(t, NULL, "Demo", "linux-x86_64-cpu", NULL, &err), SC_E_LAYOUT_MISMATCH,
+    SC_EXPECT_CODE(res(t, NULL, "Demo", "linux-x86_64-cpu", NULL, &err), SC_E_LAYOUT_MISMATCH,
                 &err);
-    EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-cpu", NULL, &err), SC_OK, &err);
+    SC_EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-cpu", NULL, &err), SC_OK, &err);
     free(t);
 }
 
@@ -1276,15 +1223,15 @@ static void s12_target_directory_must_be_target_id(void)
 {
     sc_error err;
     char *t = patch(MIN, NULL, NULL);
-    EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-cuda12.4", NULL, &err),
+    SC_EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-cuda12.4", NULL, &err),
                 SC_E_LAYOUT_MISMATCH, &err);
-    EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-CPU", NULL, &err), SC_E_LAYOUT_MISMATCH,
+    SC_EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-CPU", NULL, &err), SC_E_LAYOUT_MISMATCH,
                 &err);
     free(t);
     t = patch(MIN, "{'target':" TGT_CUDA "}", NULL);
-    EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-cuda12.04", NULL, &err),
+    SC_EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-cuda12.04", NULL, &err),
                 SC_E_LAYOUT_MISMATCH, &err);
-    EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-cuda12.4", NULL, &err), SC_OK, &err);
+    SC_EXPECT_CODE(res(t, NULL, "demo", "linux-x86_64-cuda12.4", NULL, &err), SC_OK, &err);
     free(t);
 }
 
@@ -1292,7 +1239,7 @@ static void s12_before_s13(void)
 {
     sc_error err;
     char *t = patch(MIN, "{'pythonEntryPoint':'venv/python.exe'}", NULL);
-    EXPECT_CODE(res(t, NULL, "demo", "windows-x86_64-cpu", NULL, &err), SC_E_LAYOUT_MISMATCH,
+    SC_EXPECT_CODE(res(t, NULL, "demo", "windows-x86_64-cpu", NULL, &err), SC_E_LAYOUT_MISMATCH,
                 &err);
     free(t);
 }
@@ -1316,7 +1263,7 @@ static void join_split_equals_whole(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split(NULL, NULL, NULL, &s, &err), SC_OK, &err);
+    SC_EXPECT_CODE(split(NULL, NULL, NULL, &s, &err), SC_OK, &err);
     sc_scroll *w = OK_SCROLL(NULL, NULL);
     if (s != NULL && w != NULL) {
         CU_ASSERT_TRUE(sc_json_equal(s->effective, w->effective));
@@ -1331,7 +1278,7 @@ static void join_member_order_base_then_scroll(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(res("{'environment':{'A':'1'},'extends':'../scroll.json','version':'2',"
+    SC_EXPECT_CODE(res("{'environment':{'A':'1'},'extends':'../scroll.json','version':'2',"
                     "'target':" TGT_CPU ",'weights':'embed'}",
                     BASE, NULL, NULL, &s, &err),
                 SC_OK, &err);
@@ -1350,7 +1297,7 @@ static void join_scalars_scroll_wins(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'modelId':'other','scrollVersion':'2.0.0','weights':'embed'}",
+    SC_EXPECT_CODE(split("{'modelId':'other','scrollVersion':'2.0.0','weights':'embed'}",
                       "{'scrollVersion':'1.5.0','weights':'on-demand'}", NULL, &s, &err),
                 SC_OK, &err);
     if (s == NULL)
@@ -1365,7 +1312,7 @@ static void join_execution_and_parity_replaced(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'execution':{'kind':'python-script','script':'run.py','defaultArgs':[]},"
+    SC_EXPECT_CODE(split("{'execution':{'kind':'python-script','script':'run.py','defaultArgs':[]},"
                       "'parity':{'script':'p2.py','accelerators':['cpu','cuda'],"
                       "'tolerances':{'relative':0.1}}}",
                       "{'execution':{'kind':'python-module','module':'pkg.main',"
@@ -1387,7 +1334,7 @@ static void join_asset_arrays_concatenated_base_first(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'assets':[" ASSET("f1") "," ASSET("f2") "],'localFiles':[" LOCAL("lf")
+    SC_EXPECT_CODE(split("{'assets':[" ASSET("f1") "," ASSET("f2") "],'localFiles':[" LOCAL("lf")
                       "]}",
                       "{'assets':[" ASSET("b1") "],'localFiles':[" LOCAL("lb") "]}", NULL, &s,
                       &err),
@@ -1404,7 +1351,7 @@ static void join_asset_arrays_present_if_either_side(void)
     sc_error err;
     sc_scroll *s = NULL;
     /* the archive's source is declared by the base, the archive by the scroll */
-    EXPECT_CODE(split("{'assetArchives':[" ARCHIVE("w.zip", "out") "]}",
+    SC_EXPECT_CODE(split("{'assetArchives':[" ARCHIVE("w.zip", "out") "]}",
                       "{'assets':[" ASSET("w.zip") "],'localFiles':[" LOCAL("lb") "]}", NULL,
                       &s, &err),
                 SC_OK, &err);
@@ -1420,7 +1367,7 @@ static void join_path_lists_drop_later_duplicates(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'prunePaths':['b','c','A'],'uncompressedPaths':['y','x']}",
+    SC_EXPECT_CODE(split("{'prunePaths':['b','c','A'],'uncompressedPaths':['y','x']}",
                       "{'prunePaths':['a','b'],'uncompressedPaths':['x']}", NULL, &s, &err),
                 SC_OK, &err);
     if (s == NULL)
@@ -1434,7 +1381,7 @@ static void join_compatibility_merged_by_key(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'compatibility':{'minRamGb':8,'xNote':'y'}}",
+    SC_EXPECT_CODE(split("{'compatibility':{'minRamGb':8,'xNote':'y'}}",
                       "{'compatibility':{'minRamGb':4,'minMacosVersion':'13'}}", NULL, &s, &err),
                 SC_OK, &err);
     if (s == NULL)
@@ -1449,7 +1396,7 @@ static void join_environment_merged_by_key(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'environment':{'C':'4','B':'3'}}", "{'environment':{'A':'1','B':'2'}}",
+    SC_EXPECT_CODE(split("{'environment':{'C':'4','B':'3'}}", "{'environment':{'A':'1','B':'2'}}",
                       NULL, &s, &err),
                 SC_OK, &err);
     if (s == NULL)
@@ -1464,7 +1411,7 @@ static void join_self_test_imports_union(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'selfTest':{'imports':['os','sys','json']}}",
+    SC_EXPECT_CODE(split("{'selfTest':{'imports':['os','sys','json']}}",
                       "{'selfTest':{'imports':['json','os']}}", NULL, &s, &err),
                 SC_OK, &err);
     if (s == NULL)
@@ -1478,7 +1425,7 @@ static void join_self_test_files_union(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'selfTest':{'imports':['json'],'files':['b','a']}}",
+    SC_EXPECT_CODE(split("{'selfTest':{'imports':['json'],'files':['b','a']}}",
                       "{'selfTest':{'imports':['json'],'files':['a']}}", NULL, &s, &err),
                 SC_OK, &err);
     if (s != NULL)
@@ -1486,7 +1433,7 @@ static void join_self_test_files_union(void)
                                "a b");
     sc_scroll_free(s);
     /* only the base has files */
-    EXPECT_CODE(split("{'selfTest':{'imports':['sys']}}",
+    SC_EXPECT_CODE(split("{'selfTest':{'imports':['sys']}}",
                       "{'selfTest':{'imports':['json'],'files':['f']}}", NULL, &s, &err),
                 SC_OK, &err);
     if (s != NULL)
@@ -1498,7 +1445,7 @@ static void join_self_test_scroll_code_drops_base_code_and_file(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'selfTest':{'imports':['json'],'pythonFile':'t.py'}}",
+    SC_EXPECT_CODE(split("{'selfTest':{'imports':['json'],'pythonFile':'t.py'}}",
                       "{'selfTest':{'imports':['json'],'pythonCode':'print(1)'}}", NULL, &s,
                       &err),
                 SC_OK, &err);
@@ -1508,7 +1455,7 @@ static void join_self_test_scroll_code_drops_base_code_and_file(void)
                                "t.py");
     }
     sc_scroll_free(s);
-    EXPECT_CODE(split("{'selfTest':{'imports':['json'],'pythonCode':'print(2)'}}",
+    SC_EXPECT_CODE(split("{'selfTest':{'imports':['json'],'pythonCode':'print(2)'}}",
                       "{'selfTest':{'imports':['json'],'pythonFile':'t.py'}}", NULL, &s, &err),
                 SC_OK, &err);
     if (s != NULL) {
@@ -1523,7 +1470,7 @@ static void join_self_test_base_code_kept(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'selfTest':{'imports':['sys'],'files':['f']}}",
+    SC_EXPECT_CODE(split("{'selfTest':{'imports':['sys'],'files':['f']}}",
                       "{'selfTest':{'imports':['json'],'pythonCode':'print(1)',"
                       "'timeoutSeconds':10}}",
                       NULL, &s, &err),
@@ -1541,7 +1488,7 @@ static void join_self_test_timeout_scroll_wins(void)
 {
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(split("{'selfTest':{'imports':['json'],'timeoutSeconds':20}}",
+    SC_EXPECT_CODE(split("{'selfTest':{'imports':['json'],'timeoutSeconds':20}}",
                       "{'selfTest':{'imports':['json'],'timeoutSeconds':10}}", NULL, &s, &err),
                 SC_OK, &err);
     if (s != NULL)
@@ -1554,7 +1501,7 @@ static void join_wrong_type_is_replaced_not_merged(void)
     sc_error err;
     sc_scroll *s = NULL;
     /* a bad base value is simply replaced by the scroll's */
-    EXPECT_CODE(split("{'environment':{'A':'1'},'assets':[" ASSET("m") "]}",
+    SC_EXPECT_CODE(split("{'environment':{'A':'1'},'assets':[" ASSET("m") "]}",
                       "{'environment':'A=0','assets':'none'}", NULL, &s, &err),
                 SC_OK, &err);
     if (s != NULL) {
@@ -1563,40 +1510,40 @@ static void join_wrong_type_is_replaced_not_merged(void)
     }
     sc_scroll_free(s);
     /* a bad scroll value replaces the base's and step 5 reports it */
-    EXPECT_CODE(split("{'compatibility':[]}", "{'compatibility':{'minRamGb':4}}", NULL, NULL,
+    SC_EXPECT_CODE(split("{'compatibility':[]}", "{'compatibility':{'minRamGb':4}}", NULL, NULL,
                       &err),
                 SC_E_INVALID_SCROLL, &err);
-    EXPECT_CODE(split("{'prunePaths':'a'}", "{'prunePaths':['b']}", NULL, NULL, &err),
+    SC_EXPECT_CODE(split("{'prunePaths':'a'}", "{'prunePaths':['b']}", NULL, NULL, &err),
                 SC_E_INVALID_SCROLL, &err);
-    EXPECT_CODE(split("{'selfTest':'json'}", NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(split("{'selfTest':'json'}", NULL, NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
 }
 
 static void join_schema_applies_to_joined_scroll(void)
 {
     sc_error err;
     /* required members may come from either side */
-    EXPECT_CODE(split("{'pythonVersion':'3.12'}", NULL, "pythonVersion", NULL, &err), SC_OK,
+    SC_EXPECT_CODE(split("{'pythonVersion':'3.12'}", NULL, "pythonVersion", NULL, &err), SC_OK,
                 &err);
     /* schemaVersion from the base only */
-    EXPECT_CODE(res(FRAG, BASE, NULL, NULL, NULL, &err), SC_OK, &err);
+    SC_EXPECT_CODE(res(FRAG, BASE, NULL, NULL, NULL, &err), SC_OK, &err);
     /* missing on both sides */
-    EXPECT_CODE(split(NULL, NULL, "schemaVersion", NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(split(NULL, NULL, "schemaVersion", NULL, &err), SC_E_INVALID_SCROLL, &err);
     /* an unknown base member is a breach of the joined scroll */
-    EXPECT_CODE(split(NULL, "{'legacy':true}", NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(split(NULL, "{'legacy':true}", NULL, NULL, &err), SC_E_INVALID_SCROLL, &err);
     EXPECT_NAMES(&err, "$.legacy");
 }
 
 static void join_fragment_version_checked(void)
 {
     sc_error err;
-    EXPECT_CODE(split("{'schemaVersion':2}", NULL, NULL, NULL, &err),
+    SC_EXPECT_CODE(split("{'schemaVersion':2}", NULL, NULL, NULL, &err),
                 SC_E_DEPRECATED_SCHEMA_VERSION, &err);
 }
 
 static void join_collision_across_base_and_scroll(void)
 {
     sc_error err;
-    EXPECT_CODE(split("{'assets':[" ASSET("m.bin") "]}", "{'assets':[" ASSET("M.bin") "]}", NULL,
+    SC_EXPECT_CODE(split("{'assets':[" ASSET("m.bin") "]}", "{'assets':[" ASSET("M.bin") "]}", NULL,
                       NULL, &err),
                 SC_E_ENTRY_COLLISION, &err);
 }
@@ -1628,8 +1575,8 @@ static void determinism_split_same_bytes_twice(void)
     sc_scroll *a = NULL, *b = NULL;
     const char *fs = "{'environment':{'B':'1'},'prunePaths':['x']}";
     const char *bs = "{'environment':{'A':'1'},'prunePaths':['y','x']}";
-    EXPECT_CODE(split(fs, bs, NULL, &a, &err), SC_OK, &err);
-    EXPECT_CODE(split(fs, bs, NULL, &b, &err), SC_OK, &err);
+    SC_EXPECT_CODE(split(fs, bs, NULL, &a, &err), SC_OK, &err);
+    SC_EXPECT_CODE(split(fs, bs, NULL, &b, &err), SC_OK, &err);
     if (a != NULL && b != NULL) {
         char *ta = write_text(a->effective);
         char *tb = write_text(b->effective);
@@ -1646,12 +1593,12 @@ static void determinism_split_same_bytes_twice(void)
 
 static void load_whole_scroll(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     char *t = patch(MIN, NULL, NULL);
     sc_test_write(w.scrolls, "demo/linux-x86_64-cpu/scroll.json", t);
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &s, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &s, &err), SC_OK, &err);
     if (s != NULL) {
         CU_ASSERT_STRING_EQUAL(s->box_id, "demo");
         CU_ASSERT_STRING_EQUAL(s->target_id, "linux-x86_64-cpu");
@@ -1663,17 +1610,17 @@ static void load_whole_scroll(void)
     }
     sc_scroll_free(s);
     free(t);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void load_split_scroll(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/scroll.json", BASE);
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", FRAG);
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/scroll.json", BASE);
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", FRAG);
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &s, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &s, &err), SC_OK, &err);
     if (s != NULL) {
         CU_ASSERT_PTR_NOT_NULL(s->base_path);
         if (s->base_path != NULL)
@@ -1681,53 +1628,53 @@ static void load_split_scroll(void)
         CU_ASSERT_PTR_NULL(eff(s, "extends"));
     }
     sc_scroll_free(s);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void load_split_base_missing(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", FRAG);
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", FRAG);
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &s, &err),
+    SC_EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &s, &err),
                 SC_E_INVALID_SCROLL, &err);
     CU_ASSERT_PTR_NULL(s);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void load_invalid_json(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", "{'schemaVersion':3,");
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", "{'schemaVersion':3,");
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &s, &err), SC_E_INVALID_JSON,
+    SC_EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &s, &err), SC_E_INVALID_JSON,
                 &err);
     EXPECT_NAMES(&err, "scroll.json");
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void load_layout_mismatch_box(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "other/linux-x86_64-cpu/scroll.json", MIN);
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "other/linux-x86_64-cpu/scroll.json", MIN);
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(sc_scroll_load(w.scrolls, "other/linux-x86_64-cpu", &s, &err),
+    SC_EXPECT_CODE(sc_scroll_load(w.scrolls, "other/linux-x86_64-cpu", &s, &err),
                 SC_E_LAYOUT_MISMATCH, &err);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void load_layout_mismatch_target(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/windows-x86_64-cpu/scroll.json", MIN);
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/windows-x86_64-cpu/scroll.json", MIN);
     sc_error err;
     sc_scroll *s = NULL;
-    EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/windows-x86_64-cpu", &s, &err),
+    SC_EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/windows-x86_64-cpu", &s, &err),
                 SC_E_LAYOUT_MISMATCH, &err);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void load_invalid_reference(void)
@@ -1738,67 +1685,67 @@ static void load_invalid_reference(void)
         "../demo", ".demo/x",   "demo/.hidden",            "demo\\linux-x86_64-cpu",
         "demo/a\\b",
     };
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", MIN);
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", MIN);
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
         sc_error err;
         sc_scroll *s = NULL;
         sc_code c = sc_scroll_load(w.scrolls, refs[i], &s, &err);
         if (c != SC_E_INVALID_REFERENCE)
             fprintf(stderr, "\n  ref \"%s\"", refs[i]);
-        EXPECT_CODE(c, SC_E_INVALID_REFERENCE, &err);
+        SC_EXPECT_CODE(c, SC_E_INVALID_REFERENCE, &err);
         sc_scroll_free(s);
     }
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 /* A segment must be a safe path (section 3): "C:" starts with a drive prefix. */
 static void load_reference_drive_prefix_segment_invalid(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", MIN);
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", MIN);
     static const char *const refs[] = {"C:/linux-x86_64-cpu", "demo/c:"};
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
         sc_error err;
         sc_scroll *s = NULL;
-        EXPECT_CODE(sc_scroll_load(w.scrolls, refs[i], &s, &err), SC_E_INVALID_REFERENCE, &err);
+        SC_EXPECT_CODE(sc_scroll_load(w.scrolls, refs[i], &s, &err), SC_E_INVALID_REFERENCE, &err);
         sc_scroll_free(s);
     }
     sc_scroll_ref_list l = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_scroll_list_refs(w.scrolls, "C:", &l, &err), SC_E_INVALID_REFERENCE, &err);
+    SC_EXPECT_CODE(sc_scroll_list_refs(w.scrolls, "C:", &l, &err), SC_E_INVALID_REFERENCE, &err);
     sc_scroll_ref_list_free(&l);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void load_scroll_not_found(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", MIN);
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", MIN);
     ws_mkdir(&w, "demo/windows-x86_64-cpu"); /* a directory without scroll.json */
     static const char *const refs[] = {"nobox/linux-x86_64-cpu", "demo/linux-x86_64-cuda12.4",
                                        "demo/windows-x86_64-cpu", "demo/whatever"};
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
         sc_error err;
         sc_scroll *s = NULL;
-        EXPECT_CODE(sc_scroll_load(w.scrolls, refs[i], &s, &err), SC_E_SCROLL_NOT_FOUND, &err);
+        SC_EXPECT_CODE(sc_scroll_load(w.scrolls, refs[i], &s, &err), SC_E_SCROLL_NOT_FOUND, &err);
         sc_scroll_free(s);
     }
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void load_same_as_resolve_and_deterministic(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     const char *set = "{'environment':{'B':'1','A':'2'},'assets':[" ASSET("z") "]}";
     char *frag = patch(FRAG, set, NULL);
-    ws_put(&w, "demo/scroll.json", BASE);
+    sc_test_ws_put(&w, "demo/scroll.json", BASE);
     sc_test_write(w.scrolls, "demo/linux-x86_64-cpu/scroll.json", frag);
     sc_error err;
     sc_scroll *a = NULL, *b = NULL, *m = NULL;
-    EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &a, &err), SC_OK, &err);
-    EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &b, &err), SC_OK, &err);
-    EXPECT_CODE(res(frag, BASE, "demo", "linux-x86_64-cpu", &m, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &a, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_load(w.scrolls, "demo/linux-x86_64-cpu", &b, &err), SC_OK, &err);
+    SC_EXPECT_CODE(res(frag, BASE, "demo", "linux-x86_64-cpu", &m, &err), SC_OK, &err);
     if (a != NULL && b != NULL && m != NULL) {
         char *ta = write_text(a->effective);
         char *tb = write_text(b->effective);
@@ -1815,7 +1762,7 @@ static void load_same_as_resolve_and_deterministic(void)
     sc_scroll_free(b);
     sc_scroll_free(m);
     free(frag);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 /* ---- sc_scroll_list_refs --------------------------------------------------- */
@@ -1833,104 +1780,104 @@ static const char *refs_joined(const sc_scroll_ref_list *l)
 }
 
 /* Create boxes and targets in reverse byte order. */
-static ws ws_listing(void)
+static sc_test_ws ws_listing(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "zeta/windows-x86_64-cpu/scroll.json", "{}");
-    ws_put(&w, "zeta/linux-x86_64-cpu/scroll.json", "{}");
-    ws_put(&w, "beta/macos-aarch64-metal/scroll.json", "{}");
-    ws_put(&w, "beta/linux-x86_64-cuda12.4/scroll.json", "{}");
-    ws_put(&w, "beta/linux-x86_64-cpu/scroll.json", "{}");
-    ws_put(&w, "beta/scroll.json", "{}");                /* a base, never a target */
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "zeta/windows-x86_64-cpu/scroll.json", "{}");
+    sc_test_ws_put(&w, "zeta/linux-x86_64-cpu/scroll.json", "{}");
+    sc_test_ws_put(&w, "beta/macos-aarch64-metal/scroll.json", "{}");
+    sc_test_ws_put(&w, "beta/linux-x86_64-cuda12.4/scroll.json", "{}");
+    sc_test_ws_put(&w, "beta/linux-x86_64-cpu/scroll.json", "{}");
+    sc_test_ws_put(&w, "beta/scroll.json", "{}");                /* a base, never a target */
     ws_mkdir(&w, "beta/windows-x86_64-cpu");             /* no scroll.json */
-    ws_put(&w, "beta/windows-x86_64-cpu/pixi.toml", ""); /* still no scroll.json */
-    ws_put(&w, "Alpha/linux-x86_64-cpu/scroll.json", "{}");
+    sc_test_ws_put(&w, "beta/windows-x86_64-cpu/pixi.toml", ""); /* still no scroll.json */
+    sc_test_ws_put(&w, "Alpha/linux-x86_64-cpu/scroll.json", "{}");
     ws_mkdir(&w, "empty");
-    ws_put(&w, "onlybase/scroll.json", "{}");
-    ws_put(&w, "README.md", "not a box"); /* a file, not a box directory */
+    sc_test_ws_put(&w, "onlybase/scroll.json", "{}");
+    sc_test_ws_put(&w, "README.md", "not a box"); /* a file, not a box directory */
     return w;
 }
 
 static void list_all_in_byte_order(void)
 {
-    ws w = ws_listing();
+    sc_test_ws w = ws_listing();
     sc_scroll_ref_list l = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_scroll_list_refs(w.scrolls, NULL, &l, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_list_refs(w.scrolls, NULL, &l, &err), SC_OK, &err);
     CU_ASSERT_STRING_EQUAL(refs_joined(&l),
                            "Alpha/linux-x86_64-cpu beta/linux-x86_64-cpu "
                            "beta/linux-x86_64-cuda12.4 beta/macos-aarch64-metal "
                            "zeta/linux-x86_64-cpu zeta/windows-x86_64-cpu");
     sc_scroll_ref_list_free(&l);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void list_boxes_in_directory_name_order(void)
 {
     /* "a" < "a-b" as directory names, though "a-b/..." < "a/..." as whole refs */
-    ws w = ws_new();
-    ws_put(&w, "a-b/linux-x86_64-cpu/scroll.json", "{}");
-    ws_put(&w, "a/linux-x86_64-cpu/scroll.json", "{}");
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "a-b/linux-x86_64-cpu/scroll.json", "{}");
+    sc_test_ws_put(&w, "a/linux-x86_64-cpu/scroll.json", "{}");
     sc_scroll_ref_list l = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_scroll_list_refs(w.scrolls, NULL, &l, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_list_refs(w.scrolls, NULL, &l, &err), SC_OK, &err);
     CU_ASSERT_STRING_EQUAL(refs_joined(&l), "a/linux-x86_64-cpu a-b/linux-x86_64-cpu");
     sc_scroll_ref_list_free(&l);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void list_box_targets_skip_base_and_bare_dirs(void)
 {
-    ws w = ws_listing();
+    sc_test_ws w = ws_listing();
     sc_scroll_ref_list l = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_scroll_list_refs(w.scrolls, "beta", &l, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_list_refs(w.scrolls, "beta", &l, &err), SC_OK, &err);
     CU_ASSERT_STRING_EQUAL(refs_joined(&l), "beta/linux-x86_64-cpu beta/linux-x86_64-cuda12.4 "
                                             "beta/macos-aarch64-metal");
     sc_scroll_ref_list_free(&l);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void list_exact_reference(void)
 {
-    ws w = ws_listing();
+    sc_test_ws w = ws_listing();
     sc_scroll_ref_list l = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_scroll_list_refs(w.scrolls, "zeta/linux-x86_64-cpu", &l, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_scroll_list_refs(w.scrolls, "zeta/linux-x86_64-cpu", &l, &err), SC_OK, &err);
     CU_ASSERT_STRING_EQUAL(refs_joined(&l), "zeta/linux-x86_64-cpu");
     sc_scroll_ref_list_free(&l);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void list_names_nothing_is_scroll_not_found(void)
 {
-    ws w = ws_listing();
+    sc_test_ws w = ws_listing();
     static const char *const sel[] = {"nobox", "empty", "onlybase", "beta/windows-x86_64-cpu",
                                       "beta/windows-x86_64-cuda12.4", "alpha"};
     for (size_t i = 0; i < sizeof sel / sizeof sel[0]; i++) {
         sc_scroll_ref_list l = {NULL, 0};
         sc_error err;
-        EXPECT_CODE(sc_scroll_list_refs(w.scrolls, sel[i], &l, &err), SC_E_SCROLL_NOT_FOUND,
+        SC_EXPECT_CODE(sc_scroll_list_refs(w.scrolls, sel[i], &l, &err), SC_E_SCROLL_NOT_FOUND,
                     &err);
         sc_scroll_ref_list_free(&l);
     }
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void list_empty_workspace_is_scroll_not_found(void)
 {
-    ws w = ws_new();
-    ws_put(&w, "onlybase/scroll.json", "{}");
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "onlybase/scroll.json", "{}");
     sc_scroll_ref_list l = {NULL, 0};
     sc_error err;
-    EXPECT_CODE(sc_scroll_list_refs(w.scrolls, NULL, &l, &err), SC_E_SCROLL_NOT_FOUND, &err);
+    SC_EXPECT_CODE(sc_scroll_list_refs(w.scrolls, NULL, &l, &err), SC_E_SCROLL_NOT_FOUND, &err);
     sc_scroll_ref_list_free(&l);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void list_invalid_reference(void)
 {
-    ws w = ws_listing();
+    sc_test_ws w = ws_listing();
     static const char *const sel[] = {"", "beta/", "/beta", "beta//x", "beta/x/y", ".",
                                       "..", "beta/..", ".git", "beta/.x", "be\\ta"};
     for (size_t i = 0; i < sizeof sel / sizeof sel[0]; i++) {
@@ -1939,10 +1886,10 @@ static void list_invalid_reference(void)
         sc_code c = sc_scroll_list_refs(w.scrolls, sel[i], &l, &err);
         if (c != SC_E_INVALID_REFERENCE)
             fprintf(stderr, "\n  selector \"%s\"", sel[i]);
-        EXPECT_CODE(c, SC_E_INVALID_REFERENCE, &err);
+        SC_EXPECT_CODE(c, SC_E_INVALID_REFERENCE, &err);
         sc_scroll_ref_list_free(&l);
     }
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 /* ---- 6 config ------------------------------------------------------------- */
@@ -1967,7 +1914,7 @@ static void config_paths_read(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     const char *out[SC_WS_PATH_COUNT];
     sc_error err;
-    EXPECT_CODE(sc_config_check(doc, "c.json", out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_config_check(doc, "c.json", out, &err), SC_OK, &err);
     static const char *const want[] = {"s", "b", "d", "k", "t"};
     for (int i = 0; i < SC_WS_PATH_COUNT; i++) {
         CU_ASSERT_PTR_NOT_NULL(out[i]);
@@ -1983,21 +1930,21 @@ static void config_optional_members(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
     const char *out[SC_WS_PATH_COUNT];
     sc_error err;
-    EXPECT_CODE(sc_config_check(doc, "c.json", out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_config_check(doc, "c.json", out, &err), SC_OK, &err);
     CU_ASSERT_PTR_NULL(out[SC_WS_SCROLLS]);
     CU_ASSERT_PTR_NOT_NULL(out[SC_WS_BUILD]);
     CU_ASSERT_PTR_NULL(out[SC_WS_DIST]);
     sc_json_free(doc);
-    EXPECT_CODE(config_q("{}", &err), SC_OK, &err);
-    EXPECT_CODE(config_q("{'version':1}", &err), SC_OK, &err);
-    EXPECT_CODE(config_q("{'name':'x','version':1,'extra':null}", &err), SC_OK, &err);
+    SC_EXPECT_CODE(config_q("{}", &err), SC_OK, &err);
+    SC_EXPECT_CODE(config_q("{'version':1}", &err), SC_OK, &err);
+    SC_EXPECT_CODE(config_q("{'name':'x','version':1,'extra':null}", &err), SC_OK, &err);
 }
 
 static void config_must_be_object(void)
 {
     sc_error err;
-    EXPECT_CODE(config_q("[]", &err), SC_E_INVALID_CONFIG, &err);
-    EXPECT_CODE(config_q("'paths'", &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(config_q("[]", &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(config_q("'paths'", &err), SC_E_INVALID_CONFIG, &err);
     EXPECT_NAMES(&err, "scrollcase.config.json");
 }
 
@@ -2008,33 +1955,33 @@ static void config_version_must_be_integer_1(void)
         char text[64];
         snprintf(text, sizeof text, "{'version':%s}", v[i]);
         sc_error err;
-        EXPECT_CODE(config_q(text, &err), SC_E_INVALID_CONFIG, &err);
+        SC_EXPECT_CODE(config_q(text, &err), SC_E_INVALID_CONFIG, &err);
     }
 }
 
 static void config_paths_must_be_object(void)
 {
     sc_error err;
-    EXPECT_CODE(config_q("{'paths':['scrolls']}", &err), SC_E_INVALID_CONFIG, &err);
-    EXPECT_CODE(config_q("{'paths':null}", &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(config_q("{'paths':['scrolls']}", &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(config_q("{'paths':null}", &err), SC_E_INVALID_CONFIG, &err);
 }
 
 static void config_paths_only_known_members(void)
 {
     sc_error err;
-    EXPECT_CODE(config_q("{'paths':{'scrolls':'s','cache':'c'}}", &err),
+    SC_EXPECT_CODE(config_q("{'paths':{'scrolls':'s','cache':'c'}}", &err),
                 SC_E_INVALID_CONFIG, &err);
     EXPECT_NAMES(&err, "cache");
-    EXPECT_CODE(config_q("{'paths':{'Scrolls':'s'}}", &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(config_q("{'paths':{'Scrolls':'s'}}", &err), SC_E_INVALID_CONFIG, &err);
 }
 
 static void config_paths_non_empty_strings(void)
 {
     sc_error err;
-    EXPECT_CODE(config_q("{'paths':{'scrolls':''}}", &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(config_q("{'paths':{'scrolls':''}}", &err), SC_E_INVALID_CONFIG, &err);
     EXPECT_NAMES(&err, "scrolls");
-    EXPECT_CODE(config_q("{'paths':{'keys':1}}", &err), SC_E_INVALID_CONFIG, &err);
-    EXPECT_CODE(config_q("{'paths':{'dist':['d']}}", &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(config_q("{'paths':{'keys':1}}", &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(config_q("{'paths':{'dist':['d']}}", &err), SC_E_INVALID_CONFIG, &err);
 }
 
 static void config_path_keys_and_defaults(void)
@@ -2109,7 +2056,7 @@ static char *mkpath(const char *root, const char *rel)
 
 static void ws_defaults_against_root(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     sc_workspace_options o;
     memset(&o, 0, sizeof o);
     o.project_root = w.root;
@@ -2117,18 +2064,18 @@ static void ws_defaults_against_root(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
     EXPECT_PATH(out.root, w.root, NULL);
     CU_ASSERT_PTR_NULL(out.config_path);
     for (int i = 0; i < SC_WS_PATH_COUNT; i++)
         EXPECT_PATH(out.paths[i], w.root, sc_ws_path_default((enum sc_ws_path)i));
     sc_workspace_free(&out);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_precedence_flag_config_default(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     sc_test_write(w.root, "scrollcase.config.json",
                   "{\"version\": 1, \"paths\": {\"build\": \"cfg-build\", \"dist\": \"cfg-dist\"}}");
     char *cwd = mkpath(w.root, "sub/dir");
@@ -2139,7 +2086,7 @@ static void ws_precedence_flag_config_default(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
     EXPECT_PATH(out.root, w.root, NULL);
     EXPECT_PATH(out.paths[SC_WS_BUILD], cwd, "flag-build");
     EXPECT_PATH(out.paths[SC_WS_DIST], w.root, "cfg-dist");
@@ -2147,12 +2094,12 @@ static void ws_precedence_flag_config_default(void)
     EXPECT_PATH(out.paths[SC_WS_KEYS], w.root, ".scrollcase/keys");
     sc_workspace_free(&out);
     free(cwd);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_flag_absolute_kept(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     sc_workspace_options o;
     memset(&o, 0, sizeof o);
     o.cwd = w.root;
@@ -2161,15 +2108,15 @@ static void ws_flag_absolute_kept(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
     EXPECT_PATH(out.paths[SC_WS_SCROLLS], "/abs/scrolls", NULL);
     sc_workspace_free(&out);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_root_found_walking_up(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     char *proj = mkpath(w.root, "proj");
     sc_test_write(proj, "scrollcase.config.json", "{\"paths\": {\"scrolls\": \"boxes\"}}");
     char *cwd = mkpath(proj, "a/b/c");
@@ -2179,19 +2126,19 @@ static void ws_root_found_walking_up(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
     EXPECT_PATH(out.root, proj, NULL);
     EXPECT_PATH(out.config_path, proj, "scrollcase.config.json");
     EXPECT_PATH(out.paths[SC_WS_SCROLLS], proj, "boxes");
     sc_workspace_free(&out);
     free(cwd);
     free(proj);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_nearest_config_wins(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     sc_test_write(w.root, "scrollcase.config.json", "{}");
     char *inner = mkpath(w.root, "inner");
     sc_test_write(inner, "scrollcase.config.json", "{}");
@@ -2202,17 +2149,17 @@ static void ws_nearest_config_wins(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
     EXPECT_PATH(out.root, inner, NULL);
     sc_workspace_free(&out);
     free(cwd);
     free(inner);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_no_config_root_is_cwd(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     char *cwd = mkpath(w.root, "plain/dir");
     sc_workspace_options o;
     memset(&o, 0, sizeof o);
@@ -2220,18 +2167,18 @@ static void ws_no_config_root_is_cwd(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
     EXPECT_PATH(out.root, cwd, NULL);
     CU_ASSERT_PTR_NULL(out.config_path);
     EXPECT_PATH(out.paths[SC_WS_SCROLLS], cwd, "scrolls");
     sc_workspace_free(&out);
     free(cwd);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_config_flag_directory_is_root(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     char *conf_dir = mkpath(w.root, "elsewhere/conf");
     sc_test_write(conf_dir, "custom.json", "{\"paths\": {\"keys\": \"k\"}}");
     char *conf = sc_path_join(conf_dir, "custom.json");
@@ -2244,7 +2191,7 @@ static void ws_config_flag_directory_is_root(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
     EXPECT_PATH(out.root, conf_dir, NULL);
     EXPECT_PATH(out.config_path, conf, NULL);
     EXPECT_PATH(out.paths[SC_WS_KEYS], conf_dir, "k");
@@ -2253,12 +2200,12 @@ static void ws_config_flag_directory_is_root(void)
     free(cwd);
     free(conf);
     free(conf_dir);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_project_root_flag_wins(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     sc_test_write(w.root, "scrollcase.config.json", "{}");
     char *cwd = mkpath(w.root, "a");
     char *proj = mkpath(w.root, "other");
@@ -2270,18 +2217,18 @@ static void ws_project_root_flag_wins(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_OK, &err);
     EXPECT_PATH(out.root, proj, NULL);
     EXPECT_PATH(out.paths[SC_WS_SCROLLS], proj, "s2");
     sc_workspace_free(&out);
     free(cwd);
     free(proj);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_missing_config_flag_is_invalid_config(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     char *conf = sc_path_join(w.root, "nope/scrollcase.config.json");
     sc_workspace_options o;
     memset(&o, 0, sizeof o);
@@ -2290,15 +2237,15 @@ static void ws_missing_config_flag_is_invalid_config(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_E_INVALID_CONFIG, &err);
     EXPECT_NAMES(&err, "nope/scrollcase.config.json");
     free(conf);
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 static void ws_bad_config_reported(void)
 {
-    ws w = ws_new();
+    sc_test_ws w = sc_test_ws_new();
     sc_test_write(w.root, "scrollcase.config.json", "{\"version\": 2}");
     sc_workspace_options o;
     memset(&o, 0, sizeof o);
@@ -2306,12 +2253,12 @@ static void ws_bad_config_reported(void)
     sc_workspace out;
     memset(&out, 0, sizeof out);
     sc_error err;
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_E_INVALID_CONFIG, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_E_INVALID_CONFIG, &err);
     EXPECT_NAMES(&err, "scrollcase.config.json");
     sc_test_write(w.root, "scrollcase.config.json", "{\"version\": 1,}");
-    EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_E_INVALID_JSON, &err);
+    SC_EXPECT_CODE(sc_workspace_resolve(&o, &out, &err), SC_E_INVALID_JSON, &err);
     EXPECT_NAMES(&err, "scrollcase.config.json");
-    ws_free(&w);
+    sc_test_ws_free(&w);
 }
 
 /* ---- registration ----------------------------------------------------------- */
