@@ -443,6 +443,17 @@ static int parse_input(kase *k, const char *role, sc_json **doc, result *r)
     return 0;
 }
 
+/* parse_input, then the manifest checks of its type: the agreement, cohort
+ * and revocation operations take checked manifests (10.4, 12, 13). */
+static int parse_manifest_input(kase *k, const char *role, sc_doc_type type,
+                                sc_json **doc, result *r)
+{
+    int rc = parse_input(k, role, doc, r);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_manifest_check(*doc, type, NULL, &r->err);
+    return rc;
+}
+
 static int op_document_verify(kase *k, result *r)
 {
     static const char *const names[] = {"expectType", NULL};
@@ -615,15 +626,11 @@ static int op_agreement(kase *k, result *r)
     static const char *const names[] = {NULL};
     sc_json *release = NULL, *box = NULL;
     int rc = args_known(k, names);
-    if (rc == 0)
-        rc = parse_input(k, "release", &release, r);
-    if (rc == 0 && r->code == SC_OK)
-        rc = parse_input(k, "box", &box, r);
     /* Each side passes its own schema first (10.4), the release first. */
+    if (rc == 0)
+        rc = parse_manifest_input(k, "release", SC_DOC_RELEASE, &release, r);
     if (rc == 0 && r->code == SC_OK)
-        r->code = sc_manifest_check(release, SC_DOC_RELEASE, NULL, &r->err);
-    if (rc == 0 && r->code == SC_OK)
-        r->code = sc_manifest_check(box, SC_DOC_BOX, NULL, &r->err);
+        rc = parse_manifest_input(k, "box", SC_DOC_BOX, &box, r);
     if (rc == 0 && r->code == SC_OK) {
         r->code = sc_manifest_agreement(release, box, &r->err);
         if (r->code == SC_OK)
@@ -645,9 +652,7 @@ static int op_cohort(kase *k, result *r)
     if (rc == 0 && id->type != SC_JSON_STRING)
         rc = fail(EXIT_ADAPTER, "args.installId must be a string");
     if (rc == 0)
-        rc = parse_input(k, "channel", &channel, r);
-    if (rc == 0 && r->code == SC_OK)
-        r->code = sc_manifest_check(channel, SC_DOC_CHANNEL, NULL, &r->err);
+        rc = parse_manifest_input(k, "channel", SC_DOC_CHANNEL, &channel, r);
     if (rc == 0 && r->code == SC_OK) {
         size_t index = 0;
         uint32_t bucket = 0;
@@ -672,13 +677,9 @@ static int op_revocation_check(kase *k, result *r)
     sc_json *release = NULL, *revocations = NULL;
     int rc = args_known(k, names);
     if (rc == 0)
-        rc = parse_input(k, "release", &release, r);
+        rc = parse_manifest_input(k, "release", SC_DOC_RELEASE, &release, r);
     if (rc == 0 && r->code == SC_OK)
-        rc = parse_input(k, "revocations", &revocations, r);
-    if (rc == 0 && r->code == SC_OK)
-        r->code = sc_manifest_check(release, SC_DOC_RELEASE, NULL, &r->err);
-    if (rc == 0 && r->code == SC_OK)
-        r->code = sc_manifest_check(revocations, SC_DOC_REVOCATIONS, NULL, &r->err);
+        rc = parse_manifest_input(k, "revocations", SC_DOC_REVOCATIONS, &revocations, r);
     if (rc == 0 && r->code == SC_OK) {
         r->code = sc_revocation_check(release, revocations, &r->err);
         if (r->code == SC_OK) {
