@@ -42,50 +42,12 @@
 #include "scrollcase/target.h"
 #include "util.h"
 
-#ifdef SC_ADAPTER_MUTANT
-#include "mutation.h"
-#define ADAPTER_NAME "scrollcase-mutant-adapter"
-#else
-#define ADAPTER_NAME "scrollcase-adapter"
-#endif
-
-#ifndef SC_VERSION
-#define SC_VERSION "0.0.0"
-#endif
-
-#define EXIT_REJECTED 1
-#define EXIT_UNSUPPORTED 2
-#define EXIT_ADAPTER 3
-
-/* What an operation produced. */
-typedef struct result {
-    sc_code code;   /* SC_OK, or the library's rejection */
-    sc_error err;   /* its message */
-    sc_json *out;   /* the output on success */
-} result;
-
-typedef struct kase {
-    const char *dir;
-    const char *work; /* --work, or NULL */
-    sc_json *doc;
-    const sc_json *inputs;
-    const sc_json *args;
-    const char *reference; /* args.reference when the operation has one */
-} kase;
-
-/* An operation: returns 0 with *r filled, or an exit status (2 or 3) after
- * printing why. */
-typedef int (*op_fn)(kase *k, result *r);
+#include "adapter.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static int fail(int status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 
-static int fail(int status, const char *fmt, ...)
+int ad_fail(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -96,14 +58,14 @@ static int fail(int status, const char *fmt, ...)
     return status;
 }
 
-static const sc_json *get(const sc_json *o, const char *key)
+const sc_json *ad_get(const sc_json *o, const char *key)
 {
     if (o == NULL || o->type != SC_JSON_OBJECT)
         return NULL;
     return sc_json_get(o, key);
 }
 
-static sc_json *must(sc_json *v)
+sc_json *ad_must(sc_json *v)
 {
     if (v == NULL) {
         fputs(ADAPTER_NAME ": out of memory\n", stderr);
@@ -112,29 +74,29 @@ static sc_json *must(sc_json *v)
     return v;
 }
 
-static void put(sc_json *o, const char *key, sc_json *v)
+void ad_put(sc_json *o, const char *key, sc_json *v)
 {
-    if (sc_json_object_set(o, key, must(v)) != 0) {
+    if (sc_json_object_set(o, key, ad_must(v)) != 0) {
         fputs(ADAPTER_NAME ": out of memory\n", stderr);
         exit(EXIT_ADAPTER);
     }
 }
 
 /* The file of the only input with this role, as a path under the case. */
-static int input_path(kase *k, const char *role, char **path, const char **rel)
+int ad_input_path(kase *k, const char *role, char **path, const char **rel)
 {
     const char *found = NULL;
     for (size_t i = 0; i < k->inputs->length; i++) {
         const sc_json *in = sc_json_at(k->inputs, i);
-        if (strcmp(sc_json_cstr(get(in, "role")), role) != 0)
+        if (strcmp(sc_json_cstr(ad_get(in, "role")), role) != 0)
             continue;
         if (found != NULL)
-            return fail(EXIT_ADAPTER, "case.json has more than one input with role %s",
+            return ad_fail(EXIT_ADAPTER, "case.json has more than one input with role %s",
                         role);
-        found = sc_json_cstr(get(in, "file"));
+        found = sc_json_cstr(ad_get(in, "file"));
     }
     if (found == NULL)
-        return fail(EXIT_ADAPTER, "case.json has no input with role %s", role);
+        return ad_fail(EXIT_ADAPTER, "case.json has no input with role %s", role);
     *path = sc_xjoin(k->dir, found);
     if (rel != NULL)
         *rel = found;
@@ -143,24 +105,24 @@ static int input_path(kase *k, const char *role, char **path, const char **rel)
 
 /* Only the listed argument names are understood: anything else means the
  * case needs something this adapter does not know (unsupported). */
-static int args_known(kase *k, const char *const *names)
+int ad_args_known(kase *k, const char *const *names)
 {
     for (const sc_json *m = k->args->child; m != NULL; m = m->next) {
         int known = 0;
         for (size_t i = 0; names[i] != NULL && !known; i++)
             known = strcmp(names[i], m->key) == 0;
         if (!known)
-            return fail(EXIT_UNSUPPORTED, "argument \"%s\" is not supported", m->key);
+            return ad_fail(EXIT_UNSUPPORTED, "argument \"%s\" is not supported", m->key);
     }
     return 0;
 }
 
 static int reference_arg(kase *k)
 {
-    const sc_json *ref = get(k->args, "reference");
+    const sc_json *ref = ad_get(k->args, "reference");
     k->reference = sc_json_cstr(ref);
     if (k->reference == NULL)
-        return fail(EXIT_ADAPTER, "args.reference must be a string without NUL");
+        return ad_fail(EXIT_ADAPTER, "args.reference must be a string without NUL");
     return 0;
 }
 
@@ -169,10 +131,10 @@ static int reference_arg(kase *k)
 static int op_target_id(kase *k, result *r)
 {
     static const char *const names[] = {NULL};
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     char *path = NULL;
     if (rc == 0)
-        rc = input_path(k, "target", &path, NULL);
+        rc = ad_input_path(k, "target", &path, NULL);
     if (rc != 0)
         return rc;
     sc_json *doc = NULL;
@@ -185,7 +147,7 @@ static int op_target_id(kase *k, result *r)
     sc_json_free(doc);
     if (r->code != SC_OK)
         return 0;
-    r->out = must(sc_target_describe(&t));
+    r->out = ad_must(sc_target_describe(&t));
     return 0;
 }
 
@@ -206,10 +168,10 @@ static size_t depth_of(const sc_json *v)
 static int op_json_read(kase *k, result *r)
 {
     static const char *const names[] = {NULL};
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     char *path = NULL;
     if (rc == 0)
-        rc = input_path(k, "document", &path, NULL);
+        rc = ad_input_path(k, "document", &path, NULL);
     if (rc != 0)
         return rc;
     sc_json *doc = NULL;
@@ -224,14 +186,14 @@ static int op_json_read(kase *k, result *r)
         sc_json_free(doc);
         return 0;
     }
-    r->out = must(sc_json_new_object());
+    r->out = ad_must(sc_json_new_object());
     /* The result object adds one level; a document already at the nesting
      * limit cannot travel as "value" (README: json-read). */
     if (depth_of(doc) < SC_JSON_MAX_DEPTH)
-        put(r->out, "value", doc);
+        ad_put(r->out, "value", doc);
     else
         sc_json_free(doc);
-    put(r->out, "written", sc_json_new_string_len(text, len));
+    ad_put(r->out, "written", sc_json_new_string_len(text, len));
     free(text);
     return 0;
 }
@@ -239,7 +201,7 @@ static int op_json_read(kase *k, result *r)
 static int op_scroll_resolve(kase *k, result *r)
 {
     static const char *const names[] = {"reference", NULL};
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     if (rc == 0)
         rc = reference_arg(k);
     if (rc != 0)
@@ -254,7 +216,7 @@ static int op_scroll_resolve(kase *k, result *r)
         return 0;
     }
     if (s == NULL || s->effective == NULL || s->target_id == NULL) {
-        return fail(EXIT_ADAPTER, "sc_scroll_load succeeded without a scroll");
+        return ad_fail(EXIT_ADAPTER, "sc_scroll_load succeeded without a scroll");
     }
     /* "written" pins member order, which the JSON comparison ignores. */
     char *text = NULL;
@@ -262,12 +224,12 @@ static int op_scroll_resolve(kase *k, result *r)
     sc_error werr;
     if (sc_json_write(s->effective, &text, &len, &werr) != SC_OK) {
         sc_scroll_free(s);
-        return fail(EXIT_ADAPTER, "cannot write the effective scroll");
+        return ad_fail(EXIT_ADAPTER, "cannot write the effective scroll");
     }
-    r->out = must(sc_json_new_object());
-    put(r->out, "targetId", sc_json_new_string(s->target_id));
-    put(r->out, "scroll", sc_json_copy(s->effective));
-    put(r->out, "written", sc_json_new_string_len(text, len));
+    r->out = ad_must(sc_json_new_object());
+    ad_put(r->out, "targetId", sc_json_new_string(s->target_id));
+    ad_put(r->out, "scroll", sc_json_copy(s->effective));
+    ad_put(r->out, "written", sc_json_new_string_len(text, len));
     free(text);
     sc_scroll_free(s);
     return 0;
@@ -287,14 +249,14 @@ static const char *relative_to(const char *path, const char *dir)
 static int op_scroll_migrate(kase *k, result *r)
 {
     static const char *const names[] = {"reference", "dryRun", NULL};
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     if (rc == 0)
         rc = reference_arg(k);
     if (rc != 0)
         return rc;
-    const sc_json *dry = get(k->args, "dryRun");
+    const sc_json *dry = ad_get(k->args, "dryRun");
     if (dry != NULL && dry->type != SC_JSON_BOOL)
-        return fail(EXIT_ADAPTER, "args.dryRun must be a boolean");
+        return ad_fail(EXIT_ADAPTER, "args.dryRun must be a boolean");
     int dry_run = dry != NULL && dry->boolean;
 
     /* The library rewrites files: work on a copy, never on the corpus. */
@@ -304,7 +266,7 @@ static int op_scroll_migrate(kase *k, result *r)
         const char *t = getenv("TMPDIR");
         own = sc_xjoin(t && t[0] ? t : "/tmp", "scrollcase-adapter-XXXXXX");
         if (mkdtemp(own) == NULL) {
-            rc = fail(EXIT_ADAPTER, "cannot create a work directory: %s",
+            rc = ad_fail(EXIT_ADAPTER, "cannot create a work directory: %s",
                       strerror(errno));
             free(own);
             return rc;
@@ -316,42 +278,42 @@ static int op_scroll_migrate(kase *k, result *r)
     char msg[512];
     struct stat st;
     if (lstat(scrolls, &st) == 0) {
-        rc = fail(EXIT_ADAPTER, "work directory %s is not empty", work);
+        rc = ad_fail(EXIT_ADAPTER, "work directory %s is not empty", work);
     } else if (lstat(src, &st) == 0) {
         if (sc_copytree(src, scrolls, msg, sizeof msg) != 0)
-            rc = fail(EXIT_ADAPTER, "%s", msg);
+            rc = ad_fail(EXIT_ADAPTER, "%s", msg);
     } else if (mkdir(scrolls, 0755) != 0) {
-        rc = fail(EXIT_ADAPTER, "cannot create %s: %s", scrolls, strerror(errno));
+        rc = ad_fail(EXIT_ADAPTER, "cannot create %s: %s", scrolls, strerror(errno));
     }
 
     sc_migrate_result mr = {0};
     if (rc == 0) {
         r->code = sc_migrate_ref(scrolls, k->reference, dry_run, &mr, &r->err);
         if (r->code == SC_OK) {
-            sc_json *written = must(sc_json_new_array());
-            sc_json *files = must(sc_json_new_object());
+            sc_json *written = ad_must(sc_json_new_array());
+            sc_json *files = ad_must(sc_json_new_object());
             for (size_t i = 0; i < mr.count && rc == 0; i++) {
                 const char *rel = relative_to(mr.written[i], scrolls);
                 if (rel == NULL) {
-                    rc = fail(EXIT_ADAPTER, "migration wrote %s, outside %s",
+                    rc = ad_fail(EXIT_ADAPTER, "migration wrote %s, outside %s",
                               mr.written[i], scrolls);
                     break;
                 }
-                sc_json_array_append(written, must(sc_json_new_string(rel)));
+                sc_json_array_append(written, ad_must(sc_json_new_string(rel)));
                 char *full = sc_xjoin(scrolls, rel);
                 sc_json *doc = NULL;
                 sc_error e;
                 sc_error_clear(&e);
                 if (sc_json_parse_file(full, &doc, &e) != SC_OK)
-                    rc = fail(EXIT_ADAPTER, "cannot read back %s: %s", full, e.message);
+                    rc = ad_fail(EXIT_ADAPTER, "cannot read back %s: %s", full, e.message);
                 else
-                    put(files, rel, doc);
+                    ad_put(files, rel, doc);
                 free(full);
             }
             if (rc == 0) {
-                r->out = must(sc_json_new_object());
-                put(r->out, "written", written);
-                put(r->out, "files", files);
+                r->out = ad_must(sc_json_new_object());
+                ad_put(r->out, "written", written);
+                ad_put(r->out, "files", files);
             } else {
                 sc_json_free(written);
                 sc_json_free(files);
@@ -371,11 +333,11 @@ static int op_scroll_migrate(kase *k, result *r)
 static int op_config_check(kase *k, result *r)
 {
     static const char *const names[] = {NULL};
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     char *path = NULL;
     const char *rel = NULL;
     if (rc == 0)
-        rc = input_path(k, "config", &path, &rel);
+        rc = ad_input_path(k, "config", &path, &rel);
     if (rc != 0)
         return rc;
     sc_json *doc = NULL;
@@ -386,12 +348,12 @@ static int op_config_check(kase *k, result *r)
     const char *paths[SC_WS_PATH_COUNT] = {0};
     r->code = sc_config_check(doc, rel, paths, &r->err);
     if (r->code == SC_OK) {
-        sc_json *p = must(sc_json_new_object());
+        sc_json *p = ad_must(sc_json_new_object());
         for (int i = 0; i < SC_WS_PATH_COUNT; i++)
             if (paths[i] != NULL)
-                put(p, sc_ws_path_key((enum sc_ws_path)i), sc_json_new_string(paths[i]));
-        r->out = must(sc_json_new_object());
-        put(r->out, "paths", p);
+                ad_put(p, sc_ws_path_key((enum sc_ws_path)i), sc_json_new_string(paths[i]));
+        r->out = ad_must(sc_json_new_object());
+        ad_put(r->out, "paths", p);
     }
     sc_json_free(doc);
     return 0;
@@ -399,15 +361,15 @@ static int op_config_check(kase *k, result *r)
 
 /* ---- signed documents and manifests (format-v3 8-13) ------------------- */
 
-static int string_arg(kase *k, const char *name, int required, const char **out)
+int ad_string_arg(kase *k, const char *name, int required, const char **out)
 {
-    const sc_json *v = get(k->args, name);
+    const sc_json *v = ad_get(k->args, name);
     *out = NULL;
     if (v == NULL)
-        return required ? fail(EXIT_ADAPTER, "args.%s is required", name) : 0;
+        return required ? ad_fail(EXIT_ADAPTER, "args.%s is required", name) : 0;
     *out = sc_json_cstr(v);
     if (*out == NULL)
-        return fail(EXIT_ADAPTER, "args.%s must be a string without NUL", name);
+        return ad_fail(EXIT_ADAPTER, "args.%s must be a string without NUL", name);
     return 0;
 }
 
@@ -427,15 +389,15 @@ static int type_arg(const char *s, sc_doc_type *t)
             *t = types[i].type;
             return 0;
         }
-    return fail(EXIT_UNSUPPORTED, "document type \"%s\" is not supported", s);
+    return ad_fail(EXIT_UNSUPPORTED, "document type \"%s\" is not supported", s);
 }
 
 /* Parse the input of a role; a rejection fills r and returns 0 with *doc NULL. */
-static int parse_input(kase *k, const char *role, sc_json **doc, result *r)
+int ad_parse_input(kase *k, const char *role, sc_json **doc, result *r)
 {
     char *path = NULL;
     *doc = NULL;
-    int rc = input_path(k, role, &path, NULL);
+    int rc = ad_input_path(k, role, &path, NULL);
     if (rc != 0)
         return rc;
     r->code = sc_json_parse_file(path, doc, &r->err);
@@ -448,7 +410,7 @@ static int parse_input(kase *k, const char *role, sc_json **doc, result *r)
 static int parse_manifest_input(kase *k, const char *role, sc_doc_type type,
                                 sc_json **doc, result *r)
 {
-    int rc = parse_input(k, role, doc, r);
+    int rc = ad_parse_input(k, role, doc, r);
     if (rc == 0 && r->code == SC_OK)
         r->code = sc_manifest_check(*doc, type, NULL, &r->err);
     return rc;
@@ -460,27 +422,27 @@ static int op_document_verify(kase *k, result *r)
     const char *expect_name = NULL;
     sc_doc_type expect = SC_DOC_ANY;
     char *doc = NULL, *trust = NULL;
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     if (rc == 0)
-        rc = string_arg(k, "expectType", 0, &expect_name);
+        rc = ad_string_arg(k, "expectType", 0, &expect_name);
     if (rc == 0 && expect_name != NULL)
         rc = type_arg(expect_name, &expect);
     if (rc == 0)
-        rc = input_path(k, "document", &doc, NULL);
+        rc = ad_input_path(k, "document", &doc, NULL);
     if (rc == 0)
-        rc = input_path(k, "trust", &trust, NULL);
+        rc = ad_input_path(k, "trust", &trust, NULL);
     if (rc == 0) {
         sc_verified_document vd;
         memset(&vd, 0, sizeof vd);
         r->code = sc_envelope_verify_file(trust, doc, expect, &vd, &r->err);
         if (r->code == SC_OK) {
-            r->out = must(sc_json_new_object());
-            put(r->out, "kind", sc_json_new_string(vd.info.kind));
-            put(r->out, "namespace", sc_json_new_string(vd.info.ns));
-            put(r->out, "type", sc_json_new_string(sc_doc_type_name(vd.info.type)));
-            put(r->out, "identity", sc_json_new_string(vd.info.identity));
-            put(r->out, "keyId", sc_json_new_string_len(vd.key_id, vd.key_id_len));
-            put(r->out, "payloadSha256", sc_json_new_string(vd.payload_sha256));
+            r->out = ad_must(sc_json_new_object());
+            ad_put(r->out, "kind", sc_json_new_string(vd.info.kind));
+            ad_put(r->out, "namespace", sc_json_new_string(vd.info.ns));
+            ad_put(r->out, "type", sc_json_new_string(sc_doc_type_name(vd.info.type)));
+            ad_put(r->out, "identity", sc_json_new_string(vd.info.identity));
+            ad_put(r->out, "keyId", sc_json_new_string_len(vd.key_id, vd.key_id_len));
+            ad_put(r->out, "payloadSha256", sc_json_new_string(vd.payload_sha256));
         }
         sc_verified_document_free(&vd);
     }
@@ -489,7 +451,7 @@ static int op_document_verify(kase *k, result *r)
     return rc;
 }
 
-static sc_json *base64_of(const unsigned char *bytes, size_t n)
+sc_json *ad_base64_of(const unsigned char *bytes, size_t n)
 {
     char *text = NULL;
     size_t len = 0;
@@ -505,9 +467,9 @@ static int op_trust_read(kase *k, result *r)
 {
     static const char *const names[] = {NULL};
     char *path = NULL;
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     if (rc == 0)
-        rc = input_path(k, "trust", &path, NULL);
+        rc = ad_input_path(k, "trust", &path, NULL);
     if (rc != 0)
         return rc;
     sc_trust t;
@@ -515,16 +477,16 @@ static int op_trust_read(kase *k, result *r)
     r->code = sc_trust_read_file(path, &t, &r->err);
     free(path);
     if (r->code == SC_OK) {
-        sc_json *keys = must(sc_json_new_array());
+        sc_json *keys = ad_must(sc_json_new_array());
         for (size_t i = 0; i < t.count; i++) {
-            sc_json *e = must(sc_json_new_object());
-            put(e, "keyId", sc_json_new_string_len(t.keys[i].key_id, t.keys[i].key_id_len));
-            put(e, "publicKeyBase64", base64_of(t.keys[i].public_key, SC_ED25519_PUBLIC_LEN));
+            sc_json *e = ad_must(sc_json_new_object());
+            ad_put(e, "keyId", sc_json_new_string_len(t.keys[i].key_id, t.keys[i].key_id_len));
+            ad_put(e, "publicKeyBase64", ad_base64_of(t.keys[i].public_key, SC_ED25519_PUBLIC_LEN));
             if (sc_json_array_append(keys, e) != 0)
-                must(NULL);
+                ad_must(NULL);
         }
-        r->out = must(sc_json_new_object());
-        put(r->out, "keys", keys);
+        r->out = ad_must(sc_json_new_object());
+        ad_put(r->out, "keys", keys);
     }
     sc_trust_free(&t);
     return 0;
@@ -544,19 +506,19 @@ static int op_keygen(kase *k, result *r)
     static const char *const names[] = {"seedHex", "keyId", NULL};
     const char *hex = NULL, *key_id = NULL;
     unsigned char seed[SC_ED25519_SEED_LEN];
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     if (rc == 0)
-        rc = string_arg(k, "seedHex", 1, &hex);
+        rc = ad_string_arg(k, "seedHex", 1, &hex);
     if (rc == 0)
-        rc = string_arg(k, "keyId", 0, &key_id);
+        rc = ad_string_arg(k, "keyId", 0, &key_id);
     if (rc != 0)
         return rc;
     if (strlen(hex) != 2 * SC_ED25519_SEED_LEN)
-        return fail(EXIT_ADAPTER, "args.seedHex must be 64 lowercase hex digits");
+        return ad_fail(EXIT_ADAPTER, "args.seedHex must be 64 lowercase hex digits");
     for (size_t i = 0; i < SC_ED25519_SEED_LEN; i++) {
         int hi = hex_nibble(hex[2 * i]), lo = hex_nibble(hex[2 * i + 1]);
         if (hi < 0 || lo < 0)
-            return fail(EXIT_ADAPTER, "args.seedHex must be 64 lowercase hex digits");
+            return ad_fail(EXIT_ADAPTER, "args.seedHex must be 64 lowercase hex digits");
         seed[i] = (unsigned char)(hi << 4 | lo);
     }
     sc_signing_key key;
@@ -570,11 +532,11 @@ static int op_keygen(kase *k, result *r)
     if (r->code == SC_OK)
         r->code = sc_private_pem_write(seed, &priv, &priv_len, &r->err);
     if (r->code == SC_OK) {
-        r->out = must(sc_json_new_object());
-        put(r->out, "keyId", sc_json_new_string_len(key.key_id, key.key_id_len));
-        put(r->out, "publicKeyBase64", base64_of(key.public_key, SC_ED25519_PUBLIC_LEN));
-        put(r->out, "publicKeyPem", sc_json_new_string_len(pub, pub_len));
-        put(r->out, "privateKeyPem", sc_json_new_string_len(priv, priv_len));
+        r->out = ad_must(sc_json_new_object());
+        ad_put(r->out, "keyId", sc_json_new_string_len(key.key_id, key.key_id_len));
+        ad_put(r->out, "publicKeyBase64", ad_base64_of(key.public_key, SC_ED25519_PUBLIC_LEN));
+        ad_put(r->out, "publicKeyPem", sc_json_new_string_len(pub, pub_len));
+        ad_put(r->out, "privateKeyPem", sc_json_new_string_len(priv, priv_len));
     }
     free(pub);
     free(priv);
@@ -588,13 +550,13 @@ static int op_manifest_check(kase *k, result *r)
     const char *type_name = NULL;
     sc_doc_type type = SC_DOC_ANY;
     char *path = NULL;
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     if (rc == 0)
-        rc = string_arg(k, "type", 1, &type_name);
+        rc = ad_string_arg(k, "type", 1, &type_name);
     if (rc == 0)
         rc = type_arg(type_name, &type);
     if (rc == 0)
-        rc = input_path(k, "manifest", &path, NULL);
+        rc = ad_input_path(k, "manifest", &path, NULL);
     if (rc != 0)
         return rc;
     char *bytes = NULL;
@@ -612,9 +574,9 @@ static int op_manifest_check(kase *k, result *r)
             r->code = sc_manifest_check(doc, type, &info, &r->err);
     }
     if (r->code == SC_OK) {
-        r->out = must(sc_json_new_object());
-        put(r->out, "type", sc_json_new_string(type_name));
-        put(r->out, "identity", sc_json_new_string(info.identity));
+        r->out = ad_must(sc_json_new_object());
+        ad_put(r->out, "type", sc_json_new_string(type_name));
+        ad_put(r->out, "identity", sc_json_new_string(info.identity));
     }
     sc_json_free(doc);
     free(bytes);
@@ -625,7 +587,7 @@ static int op_agreement(kase *k, result *r)
 {
     static const char *const names[] = {NULL};
     sc_json *release = NULL, *box = NULL;
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     /* Each side passes its own schema first (10.4), the release first. */
     if (rc == 0)
         rc = parse_manifest_input(k, "release", SC_DOC_RELEASE, &release, r);
@@ -634,7 +596,7 @@ static int op_agreement(kase *k, result *r)
     if (rc == 0 && r->code == SC_OK) {
         r->code = sc_manifest_agreement(release, box, &r->err);
         if (r->code == SC_OK)
-            r->out = must(sc_json_new_object());
+            r->out = ad_must(sc_json_new_object());
     }
     sc_json_free(release);
     sc_json_free(box);
@@ -646,11 +608,11 @@ static int op_cohort(kase *k, result *r)
     static const char *const names[] = {"installId", NULL};
     const sc_json *id = NULL;
     sc_json *channel = NULL;
-    int rc = args_known(k, names);
-    if (rc == 0 && (id = get(k->args, "installId")) == NULL)
-        rc = fail(EXIT_ADAPTER, "args.installId is required");
+    int rc = ad_args_known(k, names);
+    if (rc == 0 && (id = ad_get(k->args, "installId")) == NULL)
+        rc = ad_fail(EXIT_ADAPTER, "args.installId is required");
     if (rc == 0 && id->type != SC_JSON_STRING)
-        rc = fail(EXIT_ADAPTER, "args.installId must be a string");
+        rc = ad_fail(EXIT_ADAPTER, "args.installId must be a string");
     if (rc == 0)
         rc = parse_manifest_input(k, "channel", SC_DOC_CHANNEL, &channel, r);
     if (rc == 0 && r->code == SC_OK) {
@@ -659,12 +621,12 @@ static int op_cohort(kase *k, result *r)
         r->code = sc_cohort_select_n(channel, id->string, id->length, &index,
                                      &bucket, &r->err);
         if (r->code == SC_OK) {
-            const sc_json *rel = sc_json_at(get(channel, "releases"), index);
-            r->out = must(sc_json_new_object());
-            put(r->out, "bucket", sc_json_new_number((double)bucket));
-            put(r->out, "index", sc_json_new_number((double)index));
-            put(r->out, "version", sc_json_copy(get(rel, "version")));
-            put(r->out, "releaseManifestUrl", sc_json_copy(get(rel, "releaseManifestUrl")));
+            const sc_json *rel = sc_json_at(ad_get(channel, "releases"), index);
+            r->out = ad_must(sc_json_new_object());
+            ad_put(r->out, "bucket", sc_json_new_number((double)bucket));
+            ad_put(r->out, "index", sc_json_new_number((double)index));
+            ad_put(r->out, "version", sc_json_copy(ad_get(rel, "version")));
+            ad_put(r->out, "releaseManifestUrl", sc_json_copy(ad_get(rel, "releaseManifestUrl")));
         }
     }
     sc_json_free(channel);
@@ -675,7 +637,7 @@ static int op_revocation_check(kase *k, result *r)
 {
     static const char *const names[] = {NULL};
     sc_json *release = NULL, *revocations = NULL;
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     if (rc == 0)
         rc = parse_manifest_input(k, "release", SC_DOC_RELEASE, &release, r);
     if (rc == 0 && r->code == SC_OK)
@@ -683,8 +645,8 @@ static int op_revocation_check(kase *k, result *r)
     if (rc == 0 && r->code == SC_OK) {
         r->code = sc_revocation_check(release, revocations, &r->err);
         if (r->code == SC_OK) {
-            r->out = must(sc_json_new_object());
-            put(r->out, "revoked", sc_json_new_bool(0));
+            r->out = ad_must(sc_json_new_object());
+            ad_put(r->out, "revoked", sc_json_new_bool(0));
         }
     }
     sc_json_free(release);
@@ -698,37 +660,33 @@ static int op_address(kase *k, result *r)
                                         "archiveSha256", "releaseSha256",
                                         "assetBaseUrl", NULL};
     sc_address_input in;
-    int rc = args_known(k, names);
+    int rc = ad_args_known(k, names);
     if (rc == 0)
-        rc = string_arg(k, "boxId", 1, &in.box_id);
+        rc = ad_string_arg(k, "boxId", 1, &in.box_id);
     if (rc == 0)
-        rc = string_arg(k, "version", 1, &in.version);
+        rc = ad_string_arg(k, "version", 1, &in.version);
     if (rc == 0)
-        rc = string_arg(k, "targetId", 1, &in.target_id);
+        rc = ad_string_arg(k, "targetId", 1, &in.target_id);
     if (rc == 0)
-        rc = string_arg(k, "channel", 1, &in.channel);
+        rc = ad_string_arg(k, "channel", 1, &in.channel);
     if (rc == 0)
-        rc = string_arg(k, "archiveSha256", 1, &in.archive_sha256);
+        rc = ad_string_arg(k, "archiveSha256", 1, &in.archive_sha256);
     if (rc == 0)
-        rc = string_arg(k, "releaseSha256", 1, &in.release_sha256);
+        rc = ad_string_arg(k, "releaseSha256", 1, &in.release_sha256);
     if (rc == 0)
-        rc = string_arg(k, "assetBaseUrl", 1, &in.asset_base_url);
+        rc = ad_string_arg(k, "assetBaseUrl", 1, &in.asset_base_url);
     if (rc != 0)
         return rc;
     sc_address a;
     memset(&a, 0, sizeof a);
     r->code = sc_address_make(&in, &a, &r->err);
     if (r->code == SC_OK)
-        r->out = must(sc_address_to_json(&a));
+        r->out = ad_must(sc_address_to_json(&a));
     sc_address_free(&a);
     return 0;
 }
 
-static const struct {
-    const char *name;
-    op_fn fn;
-} operations[] = {
-    /* sorted by name: --hello lists them in this order */
+static const ad_op operations[] = {
     {"address", op_address},
     {"agreement", op_agreement},
     {"cohort", op_cohort},
@@ -742,8 +700,29 @@ static const struct {
     {"scroll-resolve", op_scroll_resolve},
     {"target-id", op_target_id},
     {"trust-read", op_trust_read},
+    {NULL, NULL},
 };
-#define NOPS (sizeof operations / sizeof operations[0])
+
+/* Every table; --hello lists the union sorted by name. */
+static const ad_op *const op_tables[] = {
+    operations,          ad_ops_payload, ad_ops_archive_write, ad_ops_archive_read,
+    ad_ops_box,          ad_ops_parity,  ad_ops_audit,
+};
+#define NTABLES (sizeof op_tables / sizeof op_tables[0])
+
+static op_fn find_op(const char *name)
+{
+    for (size_t t = 0; t < NTABLES; t++)
+        for (const ad_op *o = op_tables[t]; o->name != NULL; o++)
+            if (strcmp(o->name, name) == 0)
+                return o->fn;
+    return NULL;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
 /* ---- protocol ------------------------------------------------------------ */
 
@@ -754,31 +733,40 @@ static int emit(const sc_json *v)
     sc_error err;
     sc_error_clear(&err);
     if (sc_json_write(v, &text, &len, &err) != SC_OK)
-        return fail(EXIT_ADAPTER, "cannot write the output: %s", err.message);
+        return ad_fail(EXIT_ADAPTER, "cannot write the output: %s", err.message);
     size_t done = fwrite(text, 1, len, stdout);
     free(text);
     if (done != len || fflush(stdout) != 0)
-        return fail(EXIT_ADAPTER, "cannot write to stdout: %s", strerror(errno));
+        return ad_fail(EXIT_ADAPTER, "cannot write to stdout: %s", strerror(errno));
     return 0;
 }
 
 static int hello(void)
 {
-    sc_json *h = must(sc_json_new_object());
-    put(h, "protocol", sc_json_new_number(1));
-    sc_json *impl = must(sc_json_new_object());
+    sc_json *h = ad_must(sc_json_new_object());
+    ad_put(h, "protocol", sc_json_new_number(1));
+    sc_json *impl = ad_must(sc_json_new_object());
 #ifdef SC_ADAPTER_MUTANT
-    put(impl, "name", sc_json_new_string("scrollcase-mutant"));
+    ad_put(impl, "name", sc_json_new_string("scrollcase-mutant"));
 #else
-    put(impl, "name", sc_json_new_string("scrollcase"));
+    ad_put(impl, "name", sc_json_new_string("scrollcase"));
 #endif
-    put(impl, "version", sc_json_new_string(SC_VERSION));
-    put(impl, "language", sc_json_new_string("C"));
-    put(h, "implementation", impl);
-    sc_json *ops = must(sc_json_new_array());
-    for (size_t i = 0; i < NOPS; i++)
-        sc_json_array_append(ops, must(sc_json_new_string(operations[i].name)));
-    put(h, "operations", ops);
+    ad_put(impl, "version", sc_json_new_string(SC_VERSION));
+    ad_put(impl, "language", sc_json_new_string("C"));
+    ad_put(h, "implementation", impl);
+    sc_json *ops = ad_must(sc_json_new_array());
+    const char *names[256];
+    size_t n = 0;
+    for (size_t t = 0; t < NTABLES; t++)
+        for (const ad_op *o = op_tables[t]; o->name != NULL; o++) {
+            if (n == sizeof names / sizeof names[0])
+                return ad_fail(EXIT_ADAPTER, "too many operations");
+            names[n++] = o->name;
+        }
+    qsort(names, n, sizeof names[0], by_name);
+    for (size_t i = 0; i < n; i++)
+        sc_json_array_append(ops, ad_must(sc_json_new_string(names[i])));
+    ad_put(h, "operations", ops);
 #ifdef SC_ADAPTER_MUTANT
     sc_mutation_hello(h);
 #endif
@@ -796,35 +784,35 @@ static int load_case(kase *k, const char *op)
     sc_code code = sc_json_parse_file(path, &k->doc, &err);
     free(path);
     if (code != SC_OK)
-        return fail(EXIT_ADAPTER, "case.json: %s", err.message);
+        return ad_fail(EXIT_ADAPTER, "case.json: %s", err.message);
     if (k->doc->type != SC_JSON_OBJECT)
-        return fail(EXIT_ADAPTER, "case.json is not an object");
-    const char *named = sc_json_cstr(get(k->doc, "operation"));
+        return ad_fail(EXIT_ADAPTER, "case.json is not an object");
+    const char *named = sc_json_cstr(ad_get(k->doc, "operation"));
     if (named == NULL || strcmp(named, op) != 0)
-        return fail(EXIT_ADAPTER, "case.json names operation \"%s\", called for \"%s\"",
+        return ad_fail(EXIT_ADAPTER, "case.json names operation \"%s\", called for \"%s\"",
                     named ? named : "(none)", op);
-    k->inputs = get(k->doc, "inputs");
+    k->inputs = ad_get(k->doc, "inputs");
     if (k->inputs == NULL || k->inputs->type != SC_JSON_ARRAY)
-        return fail(EXIT_ADAPTER, "case.json: inputs must be an array");
+        return ad_fail(EXIT_ADAPTER, "case.json: inputs must be an array");
     for (size_t i = 0; i < k->inputs->length; i++) {
         const sc_json *in = sc_json_at(k->inputs, i);
-        const char *file = sc_json_cstr(get(in, "file"));
-        if (file == NULL || sc_json_cstr(get(in, "role")) == NULL)
-            return fail(EXIT_ADAPTER, "case.json: input %zu lacks a string file or role",
+        const char *file = sc_json_cstr(ad_get(in, "file"));
+        if (file == NULL || sc_json_cstr(ad_get(in, "role")) == NULL)
+            return ad_fail(EXIT_ADAPTER, "case.json: input %zu lacks a string file or role",
                         i);
         sc_error perr;
         sc_error_clear(&perr);
         if (sc_path_check(file, strlen(file), "inputs[].file", &perr) != SC_OK)
-            return fail(EXIT_ADAPTER, "case.json: input file \"%s\" is not a safe path",
+            return ad_fail(EXIT_ADAPTER, "case.json: input file \"%s\" is not a safe path",
                         file);
     }
-    k->args = get(k->doc, "args");
+    k->args = ad_get(k->doc, "args");
     if (k->args == NULL) {
         static sc_json empty = {.type = SC_JSON_OBJECT};
         k->args = &empty;
     }
     if (k->args->type != SC_JSON_OBJECT)
-        return fail(EXIT_ADAPTER, "case.json: args must be an object");
+        return ad_fail(EXIT_ADAPTER, "case.json: args must be an object");
     return 0;
 }
 
@@ -858,12 +846,9 @@ int main(int argc, char **argv)
         else
             return usage();
     }
-    op_fn fn = NULL;
-    for (size_t i = 0; i < NOPS && fn == NULL; i++)
-        if (strcmp(operations[i].name, op) == 0)
-            fn = operations[i].fn;
+    op_fn fn = find_op(op);
     if (fn == NULL)
-        return fail(EXIT_UNSUPPORTED, "operation %s is not supported", op);
+        return ad_fail(EXIT_UNSUPPORTED, "operation %s is not supported", op);
     if (k.dir == NULL)
         return usage();
 
@@ -883,11 +868,11 @@ int main(int argc, char **argv)
     if (rc == 0) {
         if (r.code == SC_OK) {
             rc = r.out != NULL ? emit(r.out)
-                               : fail(EXIT_ADAPTER, "no output");
+                               : ad_fail(EXIT_ADAPTER, "no output");
         } else if (r.code == SC_E_INTERNAL || r.code == SC_E_OUT_OF_MEMORY ||
                    r.code == SC_E_USAGE || r.code >= SC_CODE_COUNT_) {
             /* a failure of the library, not a judgement on the input */
-            rc = fail(EXIT_ADAPTER, "library failure: %s", r.err.message);
+            rc = ad_fail(EXIT_ADAPTER, "library failure: %s", r.err.message);
         } else {
             fprintf(stderr, ADAPTER_NAME ": %s: %s\n", sc_code_name(r.code), r.err.message);
             printf("{\"error\": \"%s\"}\n", sc_code_name(r.code));

@@ -81,7 +81,29 @@
     X(SC_E_KEY_EXISTS, "key-exists")                                         \
     X(SC_E_INVALID_KEY, "invalid-key")                                       \
     X(SC_E_SIGNER_FAILED, "signer-failed")                                   \
-    X(SC_E_INVALID_INSTALL_ID, "invalid-install-id")
+    X(SC_E_INVALID_INSTALL_ID, "invalid-install-id")                         \
+    /* boxes on disk (appended) */                                           \
+    X(SC_E_ARCHIVE_NOT_FOUND, "archive-not-found")                           \
+    X(SC_E_ARCHIVE_CHANGED, "archive-changed")                               \
+    X(SC_E_INSTALLED_SIZE_MISMATCH, "installed-size-mismatch")               \
+    X(SC_E_DESTINATION_CHANGED, "destination-changed")                       \
+    X(SC_E_NO_EXECUTION, "no-execution")                                     \
+    X(SC_E_INVALID_ENVIRONMENT, "invalid-environment")                       \
+    X(SC_E_SELF_TEST_FAILED, "self-test-failed")                             \
+    X(SC_E_EXTRACTION_LIMIT, "extraction-limit")                             \
+    X(SC_E_INVALID_PAYLOAD_LIST, "invalid-payload-list")                     \
+    X(SC_E_MISSING_BOX_JSON, "missing-box-json")                             \
+    /* parity and hosts (appended) */                                        \
+    X(SC_E_PARITY_NON_FINITE, "parity-non-finite")                           \
+    X(SC_E_PARITY_LENGTH_MISMATCH, "parity-length-mismatch")                 \
+    X(SC_E_INVALID_TOLERANCE, "invalid-tolerance")                           \
+    X(SC_E_INVALID_PARITY_VALUES, "invalid-parity-values")                   \
+    X(SC_E_HOST_INCOMPATIBLE, "host-incompatible")                           \
+    X(SC_E_ACCELERATOR_UNAVAILABLE, "accelerator-unavailable")               \
+    /* CUDA ABI audit (appended) */                                          \
+    X(SC_E_INVALID_LOCK, "invalid-lock")                                     \
+    X(SC_E_INVALID_PIXI_TOML, "invalid-pixi-toml")                           \
+    X(SC_E_AUDIT_FAILED, "audit-failed")
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,
