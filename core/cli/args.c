@@ -27,6 +27,18 @@ static const opt_def options[] = {
     {"--scrolls-dir", 0, 1},           {"--build-dir", 0, 1},
     {"--out-dir", 0, 1},               {"--keys-dir", 0, 1},
     {"--toolchain-dir", 0, 1},
+    {"--archive", OPT_ARCHIVE, 1},     {"--extracted", OPT_EXTRACTED, 1},
+    {"--self-test", OPT_SELF_TEST, 0}, {"--revocations", OPT_REVOCATIONS, 1},
+    {"--env", OPT_ENV, 1},             {"--env-report", OPT_ENV_REPORT, 0},
+    {"--env-report-values", OPT_ENV_VALUES, 0},
+    {"--temporary-directory", OPT_TMPDIR, 1},
+    {"--timeout", OPT_TIMEOUT, 1},     {"--compression", OPT_COMPRESSION, 1},
+    {"--prepared", OPT_PREPARED, 1},
+    {"--absolute", OPT_ABSOLUTE, 1},   {"--relative", OPT_RELATIVE, 1},
+    {"--minimum-cosine", OPT_MIN_COSINE, 1},
+    {"--host-app-version", OPT_HOST_APP_VERSION, 1},
+    {"--host-facts", OPT_HOST_FACTS, 1},
+    {"--audit", OPT_AUDIT, 0},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -82,6 +94,14 @@ int sc_cli_parse(int argc, char **argv, int skip, unsigned allowed, sc_cli_args 
             continue;
         }
         if (strcmp(arg, "--") == 0) {
+            if (allowed & OPT_REST) {
+                /* everything after -- belongs to the command's child */
+                a->rest = argv + i + 1;
+                a->nrest = argc - i - 1;
+                if (skip > i) /* the command word cannot follow -- here */
+                    return sc_cli_usage_error("%s", "the command must come before --");
+                break;
+            }
             options_done = 1;
             continue;
         }
@@ -112,6 +132,14 @@ int sc_cli_parse(int argc, char **argv, int skip, unsigned allowed, sc_cli_args 
         if (value[0] == '\0')
             return sc_cli_usage_error("%s requires a non-empty value", o->name);
         a->given |= o->bit;
+        if (o->bit == OPT_ENV) {
+            if (a->nenv == SC_CLI_MAX_ENV)
+                return sc_cli_usage_error("more than %s --env options", "256");
+            a->env[a->nenv++] = value;
+            continue;
+        }
+        if (o->bit != 0)
+            a->value[sc_cli_bit_index(o->bit)] = value;
         switch (o->bit) {
         case OPT_KEY_ID: a->key_id = value; break;
         case OPT_OUT: a->out = value; break;
@@ -133,6 +161,21 @@ int sc_cli_parse(int argc, char **argv, int skip, unsigned allowed, sc_cli_args 
     return 0;
 }
 
+
+int sc_cli_bit_index(unsigned bit)
+{
+    int i = 0;
+    while (i < 31 && bit > 1u) {
+        bit >>= 1;
+        i++;
+    }
+    return i;
+}
+
+const char *sc_cli_value(const sc_cli_args *a, unsigned bit)
+{
+    return a->value[sc_cli_bit_index(bit)];
+}
 
 int sc_cli_report(const sc_error *err)
 {

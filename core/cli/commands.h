@@ -16,4 +16,24 @@ int sc_cli_documents_dispatch(int argc, char **argv, int *status);
 /* Print the help of keygen, sign, verify-document or channel; -1 otherwise. */
 int sc_cli_documents_help(const char *cmd);
 
+/*
+ * Later command groups, each in its own cmd_<group>.c, declared weak so a
+ * group that is not linked in is simply absent.  Same contract as
+ * sc_cli_documents_dispatch / _help.
+ */
+/* Each group's lines for the command list of `scrollcase --help` (every
+ * line "  <usage>  <what it does>\n"). */
+const char *sc_cli_box_summary(void) __attribute__((weak));
+const char *sc_cli_parity_summary(void) __attribute__((weak));
+const char *sc_cli_audit_summary(void) __attribute__((weak));
+/* verify, prepare, attach, run (cmd_box.c) */
+int sc_cli_box_dispatch(int argc, char **argv, int *status) __attribute__((weak));
+int sc_cli_box_help(const char *cmd) __attribute__((weak));
+/* parity, gpu, compat (cmd_parity.c) */
+int sc_cli_parity_dispatch(int argc, char **argv, int *status) __attribute__((weak));
+int sc_cli_parity_help(const char *cmd) __attribute__((weak));
+/* audit (cmd_audit.c) */
+int sc_cli_audit_dispatch(int argc, char **argv, int *status) __attribute__((weak));
+int sc_cli_audit_help(const char *cmd) __attribute__((weak));
+
 #endif

@@ -41,6 +41,7 @@ static const char *const main_help =
     "                                verify a signed document\n"
     "  channel resolve CHANNEL --install-id ID --trust TRUSTFILE [--json]\n"
     "                                the release a signed channel serves this install\n"
+    "%s%s%s"
     "  help [COMMAND]                this text, or a command's\n"
     "\n"
     "Workspace options (every command):\n"
@@ -78,7 +79,9 @@ static const char *const migrate_help =
 static int help_for(const char *cmd)
 {
     if (cmd == NULL)
-        fputs(main_help, stdout);
+        printf(main_help, sc_cli_box_summary ? sc_cli_box_summary() : "",
+               sc_cli_parity_summary ? sc_cli_parity_summary() : "",
+               sc_cli_audit_summary ? sc_cli_audit_summary() : "");
     else if (strcmp(cmd, "scroll") == 0)
         fputs(scroll_help, stdout);
     else if (strcmp(cmd, "target-id") == 0)
@@ -86,6 +89,12 @@ static int help_for(const char *cmd)
     else if (strcmp(cmd, "migrate") == 0)
         fputs(migrate_help, stdout);
     else if (sc_cli_documents_help(cmd) == 0)
+        ;
+    else if (sc_cli_box_help && sc_cli_box_help(cmd) == 0)
+        ;
+    else if (sc_cli_parity_help && sc_cli_parity_help(cmd) == 0)
+        ;
+    else if (sc_cli_audit_help && sc_cli_audit_help(cmd) == 0)
         ;
     else
         return sc_cli_usage_error("unknown command %s", cmd);
@@ -255,6 +264,12 @@ int main(int argc, char **argv)
     }
     int status = 0;
     if (sc_cli_documents_dispatch(argc, argv, &status)) /* keygen, sign, ... */
+        return status;
+    if (sc_cli_box_dispatch && sc_cli_box_dispatch(argc, argv, &status))
+        return status;
+    if (sc_cli_parity_dispatch && sc_cli_parity_dispatch(argc, argv, &status))
+        return status;
+    if (sc_cli_audit_dispatch && sc_cli_audit_dispatch(argc, argv, &status))
         return status;
     const char *cmd = argv[at];
     unsigned allowed = strcmp(cmd, "migrate") == 0 ? OPT_JSON | OPT_DRY_RUN

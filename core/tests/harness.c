@@ -36,6 +36,20 @@ static void register_all(void)
         register_manifest_tests();
     if (register_address_tests)
         register_address_tests();
+    if (register_payload_tests)
+        register_payload_tests();
+    if (register_archive_write_tests)
+        register_archive_write_tests();
+    if (register_archive_read_tests)
+        register_archive_read_tests();
+    if (register_consumer_tests)
+        register_consumer_tests();
+    if (register_run_tests)
+        register_run_tests();
+    if (register_parity_tests)
+        register_parity_tests();
+    if (register_audit_tests)
+        register_audit_tests();
 }
 
 char *sc_test_tmpdir(void)

@@ -21,6 +21,13 @@ void register_migrate_tests(void);
 void register_document_tests(void) __attribute__((weak));
 void register_manifest_tests(void) __attribute__((weak));
 void register_address_tests(void) __attribute__((weak));
+void register_payload_tests(void) __attribute__((weak));
+void register_archive_write_tests(void) __attribute__((weak));
+void register_archive_read_tests(void) __attribute__((weak));
+void register_consumer_tests(void) __attribute__((weak));
+void register_run_tests(void) __attribute__((weak));
+void register_parity_tests(void) __attribute__((weak));
+void register_audit_tests(void) __attribute__((weak));
 
 /* A fresh empty directory under $TMPDIR for one test (caller frees). */
 char *sc_test_tmpdir(void);
