@@ -1,0 +1,1377 @@
+/*
+ * archive_read.c — our own ZIP reader (docs/format-v3.md 15.2).
+ *
+ * Guarantees: nothing is extracted from an archive that sc_zip_open did not
+ * accept in full.  Opening finds the end record (and the ZIP64 end record
+ * through its locator), parses every central record, checks that the
+ * central directory is exactly where and as long as the end record says,
+ * classifies every entry in central-directory order, cross-checks its local
+ * header, reads and checks link targets, refuses overlapping entries and
+ * runs the whole-archive checks (collisions, links, budget) with hash tables,
+ * so inspection is O(n log n).  Reading streams through raw inflate with a
+ * hard stop at the declared size; the CRC-32 and the exact size are checked
+ * at the end of every entry.  Extraction walks every path from the
+ * destination with openat(O_NOFOLLOW) and creates files with O_EXCL.
+ */
+
+#include "scrollcase/archive_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "scrollcase/path.h"
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+#define SIG_LOCAL 0x04034b50u
+#define SIG_CENTRAL 0x02014b50u
+#define SIG_EOCD 0x06054b50u
+#define SIG_EOCD64 0x06064b50u
+#define SIG_LOCATOR64 0x07064b50u
+#define SIG_DESCRIPTOR 0x08074b50u
+
+#define EOCD_SIZE 22u
+#define LOCATOR64_SIZE 20u
+#define EOCD64_MIN 56u
+#define CENTRAL_SIZE 46u
+#define LOCAL_SIZE 30u
+
+#define CHUNK 65536
+
+/* ---- hash tables ------------------------------------------------------------ */
+
+/* Open addressing over (bytes, length) keys that live elsewhere. */
+typedef struct slot {
+    const char *key; /* NULL: empty */
+    size_t len;
+    uint64_t hash;
+    size_t value;
+} slot;
+
+typedef struct table {
+    slot *slots;
+    size_t cap; /* power of two */
+    size_t used;
+} table;
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+}
+
+static int table_init(table *t, size_t n)
+{
+    size_t cap = 16;
+    while (cap < n * 2 + 2)
+        cap <<= 1;
+    t->slots = calloc(cap, sizeof *t->slots);
+    t->cap = cap;
+    t->used = 0;
+    return t->slots != NULL;
+}
+
+static void table_free(table *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->used = 0;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static slot *table_slot(const table *t, const char *key, size_t len, uint64_t h)
+{
+    size_t i = (size_t)h & (t->cap - 1);
+    for (;;) {
+        slot *s = &t->slots[i];
+        if (s->key == NULL)
+            return s;
+        if (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0)
+            return s;
+        i = (i + 1) & (t->cap - 1);
+    }
+}
+
+static const slot *table_get(const table *t, const char *key, size_t len)
+{
+    if (t->cap == 0)
+        return NULL;
+    const slot *s = table_slot(t, key, len, hash_bytes(key, len));
+    return s->key != NULL ? s : NULL;
+}
+
+/* Insert unless present (capacity was sized by the caller); returns the
+ * slot, *fresh set when it was inserted now. */
+static slot *table_put(table *t, const char *key, size_t len, size_t value,
+                       int *fresh)
+{
+    uint64_t h = hash_bytes(key, len);
+    slot *s = table_slot(t, key, len, h);
+    *fresh = s->key == NULL;
+    if (*fresh) {
+        s->key = key;
+        s->len = len;
+        s->hash = h;
+        s->value = value;
+        t->used++;
+    }
+    return s;
+}
+
+/* The last '/' among the first n bytes of s, or NULL. */
+static const char *last_slash(const char *s, size_t n)
+{
+    while (n-- > 0)
+        if (s[n] == '/')
+            return s + n;
+    return NULL;
+}
+
+/* ---- the archive ------------------------------------------------------------ */
+
+struct sc_zip {
+    int fd;
+    char *name;            /* for messages */
+    uint64_t file_size;
+    uint64_t cd_offset;    /* the central directory starts here; data ends here */
+    sc_zip_entry *entries;
+    char **folded;         /* ASCII-folded copy of each entry's path */
+    size_t count;
+    uint64_t total;
+    table exact;           /* exact normalised path -> index */
+};
+
+static uint16_t rd16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+    return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32);
+}
+
+/* A printable, bounded rendering of an untrusted name for messages. */
+static void quote(const char *p, size_t len, char *buf, size_t size)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+        char piece[8];
+        if (c == '"' || c == '\\')
+            snprintf(piece, sizeof piece, "\\%c", c);
+        else if (c >= 0x20 && c < 0x7f)
+            snprintf(piece, sizeof piece, "%c", c);
+        else
+            snprintf(piece, sizeof piece, "\\x%02x", c);
+        size_t pl = strlen(piece);
+        if (o + pl + 4 >= size || i >= 160) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        memcpy(buf + o, piece, pl);
+        o += pl;
+    }
+    buf[o] = '\0';
+}
+
+static sc_code bad(sc_error *err, const sc_zip *z, const char *fmt, const char *what)
+{
+    return sc_error_set(err, SC_E_INVALID_ARCHIVE, z->name, fmt, z->name, what);
+}
+
+/* Read exactly n bytes at off; 0 on success, -1 short (EOF), -2 I/O error. */
+static int read_at(const sc_zip *z, uint64_t off, void *buf, size_t n)
+{
+    unsigned char *b = buf;
+    size_t got = 0;
+    if (off > z->file_size || n > z->file_size - off)
+        return -1;
+    while (got < n) {
+        ssize_t r = pread(z->fd, b + got, n - got, (off_t)(off + got));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -2;
+        }
+        if (r == 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+static sc_code read_fail(sc_error *err, const sc_zip *z, int rc, const char *what)
+{
+    if (rc == -2)
+        return sc_error_set(err, SC_E_IO, z->name, "%s: cannot read %s: %s",
+                            z->name, what, strerror(errno));
+    return sc_error_set(err, SC_E_INVALID_ARCHIVE, z->name,
+                        "%s: truncated: %s lies past the end of the file", z->name, what);
+}
+
+/* ---- end records -------------------------------------------------------------- */
+
+typedef struct endinfo {
+    uint64_t entries;
+    uint64_t cd_size;
+    uint64_t cd_offset;
+    uint64_t cd_end_limit; /* where the central directory must end */
+} endinfo;
+
+static sc_code find_end(sc_zip *z, endinfo *ei, sc_error *err)
+{
+    if (z->file_size < EOCD_SIZE)
+        return bad(err, z, "%s: not a ZIP archive (%s)", "too short for an end record");
+    size_t window = z->file_size < EOCD_SIZE + 65535 ? (size_t)z->file_size
+                                                     : (size_t)(EOCD_SIZE + 65535);
+    unsigned char *buf = malloc(window);
+    if (buf == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+    uint64_t base = z->file_size - window;
+    int rc = read_at(z, base, buf, window);
+    if (rc != 0) {
+        free(buf);
+        return read_fail(err, z, rc, "the end record");
+    }
+    /* The last signature whose comment length reaches exactly the end. */
+    size_t found = (size_t)-1;
+    for (size_t i = window - EOCD_SIZE + 1; i-- > 0;) {
+        if (rd32(buf + i) == SIG_EOCD && i + EOCD_SIZE + rd16(buf + i + 20) == window) {
+            found = i;
+            break;
+        }
+    }
+    if (found == (size_t)-1) {
+        free(buf);
+        return bad(err, z, "%s: not a ZIP archive (%s)", "no end of central directory record");
+    }
+    const unsigned char *e = buf + found;
+    uint64_t eocd_off = base + found;
+    unsigned disk = rd16(e + 4), cd_disk = rd16(e + 6);
+    uint64_t n_disk = rd16(e + 8), n_total = rd16(e + 10);
+    uint64_t cd_size = rd32(e + 12), cd_offset = rd32(e + 16);
+    free(buf);
+
+    /* A ZIP64 locator right before the end record means ZIP64 end records. */
+    unsigned char loc[LOCATOR64_SIZE];
+    int zip64 = 0;
+    if (eocd_off >= LOCATOR64_SIZE && read_at(z, eocd_off - LOCATOR64_SIZE, loc, sizeof loc) == 0 &&
+        rd32(loc) == SIG_LOCATOR64)
+        zip64 = 1;
+    ei->cd_end_limit = eocd_off;
+    if (!zip64) {
+        if (disk != 0 || cd_disk != 0 || n_disk != n_total)
+            return bad(err, z, "%s: %s", "multi-disk archives are not supported");
+    } else {
+        uint64_t loc_off = eocd_off - LOCATOR64_SIZE;
+        if (rd32(loc + 4) != 0 || rd32(loc + 16) != 1)
+            return bad(err, z, "%s: %s", "the ZIP64 locator names another disk");
+        uint64_t off64 = rd64(loc + 8);
+        unsigned char r[EOCD64_MIN];
+        if (off64 > loc_off || loc_off - off64 < EOCD64_MIN)
+            return bad(err, z, "%s: %s", "the ZIP64 end record lies outside the archive");
+        rc = read_at(z, off64, r, sizeof r);
+        if (rc != 0)
+            return read_fail(err, z, rc, "the ZIP64 end record");
+        if (rd32(r) != SIG_EOCD64)
+            return bad(err, z, "%s: %s", "the ZIP64 locator does not point at a ZIP64 end record");
+        uint64_t rec_size = rd64(r + 4);
+        if (rec_size < EOCD64_MIN - 12 || rec_size > loc_off - off64 - 12 ||
+            off64 + 12 + rec_size != loc_off)
+            return bad(err, z, "%s: %s", "the ZIP64 end record's size is wrong");
+        unsigned disk64 = (unsigned)rd32(r + 16), cd_disk64 = (unsigned)rd32(r + 20);
+        uint64_t n_disk64 = rd64(r + 24), n_total64 = rd64(r + 32);
+        uint64_t size64 = rd64(r + 40), offset64 = rd64(r + 48);
+        if (disk64 != 0 || cd_disk64 != 0 || n_disk64 != n_total64)
+            return bad(err, z, "%s: %s", "multi-disk archives are not supported");
+        /* A 16/32-bit field is either its escape value or equal to ZIP64's. */
+        if ((disk != 0xFFFF && disk != 0) || (cd_disk != 0xFFFF && cd_disk != 0) ||
+            (n_disk != 0xFFFF && n_disk != n_disk64) ||
+            (n_total != 0xFFFF && n_total != n_total64) ||
+            (cd_size != 0xFFFFFFFFu && cd_size != size64) ||
+            (cd_offset != 0xFFFFFFFFu && cd_offset != offset64))
+            return bad(err, z, "%s: %s", "the end record and the ZIP64 end record disagree");
+        n_total = n_total64;
+        cd_size = size64;
+        cd_offset = offset64;
+        ei->cd_end_limit = off64;
+    }
+    if (cd_offset > ei->cd_end_limit || cd_size != ei->cd_end_limit - cd_offset)
+        return bad(err, z, "%s: %s",
+                   "the central directory is not where the end record says it is");
+    if (n_total > cd_size / CENTRAL_SIZE)
+        return bad(err, z, "%s: %s",
+                   "the end record counts more entries than the central directory holds");
+    ei->entries = n_total;
+    ei->cd_size = cd_size;
+    ei->cd_offset = cd_offset;
+    return SC_OK;
+}
+
+/* ---- central records ------------------------------------------------------------ */
+
+typedef struct raw {
+    unsigned made_by;
+    unsigned flags;
+    unsigned method;
+    uint32_t crc;
+    uint64_t csize, usize, offset;
+    uint32_t external;
+    const unsigned char *name;
+    size_t name_len;
+    const unsigned char *extra;
+    size_t extra_len;
+    uint64_t span_end; /* end of data (and descriptor) in the file */
+} raw;
+
+/*
+ * Walk an extra field block: every record's header and body must fit.
+ * Returns the body of the first record with the id (or NULL), -1 in *bad
+ * when the block is malformed.
+ */
+static const unsigned char *extra_find(const unsigned char *x, size_t n, unsigned id,
+                                       size_t *body_len, int *malformed)
+{
+    const unsigned char *hit = NULL;
+    size_t i = 0;
+    *malformed = 0;
+    while (i < n) {
+        if (n - i < 4) {
+            *malformed = 1;
+            return NULL;
+        }
+        unsigned rid = rd16(x + i);
+        size_t len = rd16(x + i + 2);
+        if (n - i - 4 < len) {
+            *malformed = 1;
+            return NULL;
+        }
+        if (rid == id && hit == NULL) {
+            hit = x + i + 4;
+            *body_len = len;
+        }
+        i += 4 + len;
+    }
+    return hit;
+}
+
+/* Replace escaped 32-bit values from a ZIP64 extended-information field. */
+static int apply_zip64(const unsigned char *x, size_t n, uint64_t *usize, uint64_t *csize,
+                       uint64_t *offset, unsigned *disk)
+{
+    int malformed;
+    size_t blen = 0;
+    const unsigned char *b = extra_find(x, n, 0x0001, &blen, &malformed);
+    if (malformed)
+        return -1;
+    int need = (usize && *usize == 0xFFFFFFFFu) || (csize && *csize == 0xFFFFFFFFu) ||
+               (offset && *offset == 0xFFFFFFFFu) || (disk && *disk == 0xFFFF);
+    if (b == NULL)
+        return need ? -1 : 0;
+    size_t i = 0;
+    if (usize && *usize == 0xFFFFFFFFu) {
+        if (blen - i < 8)
+            return -1;
+        *usize = rd64(b + i);
+        i += 8;
+    }
+    if (csize && *csize == 0xFFFFFFFFu) {
+        if (blen - i < 8)
+            return -1;
+        *csize = rd64(b + i);
+        i += 8;
+    }
+    if (offset && *offset == 0xFFFFFFFFu) {
+        if (blen - i < 8)
+            return -1;
+        *offset = rd64(b + i);
+        i += 8;
+    }
+    if (disk && *disk == 0xFFFF) {
+        if (blen - i < 4)
+            return -1;
+        *disk = (unsigned)rd32(b + i);
+    }
+    return 0;
+}
+
+static sc_code parse_central(sc_zip *z, const unsigned char *cd, size_t cd_size,
+                             uint64_t count, raw *out, sc_error *err)
+{
+    size_t pos = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        if (cd_size - pos < CENTRAL_SIZE || rd32(cd + pos) != SIG_CENTRAL)
+            return bad(err, z, "%s: %s",
+                       "the central directory holds fewer records than the end record counts");
+        const unsigned char *c = cd + pos;
+        raw *r = &out[i];
+        r->made_by = rd16(c + 4);
+        r->flags = rd16(c + 8);
+        r->method = rd16(c + 10);
+        r->crc = rd32(c + 16);
+        r->csize = rd32(c + 20);
+        r->usize = rd32(c + 24);
+        size_t n = rd16(c + 28), m = rd16(c + 30), k = rd16(c + 32);
+        unsigned disk = rd16(c + 34);
+        r->external = rd32(c + 38);
+        r->offset = rd32(c + 42);
+        if (cd_size - pos - CENTRAL_SIZE < n + m + k)
+            return bad(err, z, "%s: %s", "a central record runs past the central directory");
+        r->name = c + CENTRAL_SIZE;
+        r->name_len = n;
+        r->extra = c + CENTRAL_SIZE + n;
+        r->extra_len = m;
+        if (apply_zip64(r->extra, m, &r->usize, &r->csize, &r->offset, &disk) != 0)
+            return bad(err, z, "%s: %s",
+                       "a central record's extra fields are malformed or lack ZIP64 values");
+        if (disk != 0)
+            return bad(err, z, "%s: %s", "an entry starts on another disk");
+        pos += CENTRAL_SIZE + n + m + k;
+    }
+    if (pos != cd_size)
+        return bad(err, z, "%s: %s",
+                   "the central directory holds more records than the end record counts");
+    return SC_OK;
+}
+
+/* ---- per-entry checks ----------------------------------------------------------- */
+
+static sc_code entry_err(sc_error *err, sc_code code, const sc_zip *z, const raw *r,
+                         const char *what)
+{
+    char q[200];
+    quote((const char *)r->name, r->name_len, q, sizeof q);
+    return sc_error_set(err, code, z->name, "%s: entry \"%s\": %s", z->name, q, what);
+}
+
+/* Check the data descriptor after a bit-3 entry against the central record. */
+static sc_code check_descriptor(sc_zip *z, raw *r, uint64_t data_end, sc_error *err)
+{
+    unsigned char d[24];
+    uint64_t avail = z->cd_offset - data_end;
+    size_t n = avail < sizeof d ? (size_t)avail : sizeof d;
+    int rc = read_at(z, data_end, d, n);
+    if (rc != 0)
+        return read_fail(err, z, rc, "a data descriptor");
+    /* Forms: [sig] crc csize usize, sizes 4 or 8 bytes. */
+    for (int sig = 1; sig >= 0; sig--) {
+        size_t o = sig ? 4 : 0;
+        if (sig && (n < 4 || rd32(d) != SIG_DESCRIPTOR))
+            continue;
+        for (int wide = 0; wide <= 1; wide++) {
+            size_t len = o + 4 + (wide ? 16 : 8);
+            if (len > n)
+                continue;
+            uint32_t crc = rd32(d + o);
+            uint64_t cs = wide ? rd64(d + o + 4) : rd32(d + o + 4);
+            uint64_t us = wide ? rd64(d + o + 12) : rd32(d + o + 8);
+            if (crc == r->crc && cs == r->csize && us == r->usize) {
+                r->span_end = data_end + len;
+                return SC_OK;
+            }
+        }
+    }
+    return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                     "its data descriptor is missing or disagrees with the central record");
+}
+
+static sc_code check_local(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
+{
+    unsigned char h[LOCAL_SIZE];
+    if (r->offset > z->cd_offset || z->cd_offset - r->offset < LOCAL_SIZE)
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "its local header offset lies outside the entry data");
+    int rc = read_at(z, r->offset, h, sizeof h);
+    if (rc != 0)
+        return read_fail(err, z, rc, "a local header");
+    if (rd32(h) != SIG_LOCAL)
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r, "no local header at its offset");
+    size_t n = rd16(h + 26), m = rd16(h + 28);
+    if (z->cd_offset - r->offset - LOCAL_SIZE < n + m)
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "its local header runs into the central directory");
+    if (n != r->name_len)
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "the local header's name differs from the central record's");
+    unsigned char *buf = malloc(n + m + 1);
+    if (buf == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+    rc = read_at(z, r->offset + LOCAL_SIZE, buf, n + m);
+    if (rc != 0) {
+        free(buf);
+        return read_fail(err, z, rc, "a local header");
+    }
+    if (memcmp(buf, r->name, n) != 0) {
+        free(buf);
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "the local header's name differs from the central record's");
+    }
+    unsigned lflags = rd16(h + 6), lmethod = rd16(h + 8);
+    uint32_t lcrc = rd32(h + 14);
+    uint64_t lcs = rd32(h + 18), lus = rd32(h + 22);
+    int z64 = apply_zip64(buf + n, m, &lus, &lcs, NULL, NULL);
+    free(buf);
+    if (z64 != 0)
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "the local header's extra fields are malformed or lack ZIP64 values");
+    if (lmethod != r->method || (lflags & 0x0008u) != (r->flags & 0x0008u))
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "the local header's method or flags differ from the central record's");
+    if (!(r->flags & 0x0008u) && (lcrc != r->crc || lcs != r->csize || lus != r->usize))
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "the local header's CRC or sizes differ from the central record's");
+    uint64_t data = r->offset + LOCAL_SIZE + n + m;
+    if (r->csize > z->cd_offset - data)
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "its data runs into the central directory");
+    e->data_offset = data;
+    r->span_end = data + r->csize;
+    if (r->flags & 0x0008u)
+        return check_descriptor(z, r, data + r->csize, err);
+    return SC_OK;
+}
+
+/* ---- streaming an entry ------------------------------------------------------------ */
+
+typedef sc_code (*sink_fn)(void *ctx, const unsigned char *p, size_t n, sc_error *err);
+
+static sc_code entry_msg(sc_error *err, sc_code code, const sc_zip *z, const sc_zip_entry *e,
+                         const char *what)
+{
+    char q[200];
+    quote(e->path, e->path_len, q, sizeof q);
+    return sc_error_set(err, code, z->name, "%s: entry \"%s\": %s", z->name, q, what);
+}
+
+/*
+ * Stream the entry's bytes to sink: never more than e->size bytes reach it;
+ * the first byte past the declared size stops everything.
+ */
+static sc_code stream_entry(sc_zip *z, const sc_zip_entry *e, sink_fn sink, void *ctx,
+                            sc_error *err)
+{
+    unsigned char *in = malloc(CHUNK), *outb = malloc(CHUNK);
+    sc_code rc = SC_OK;
+    z_stream zs;
+    int inflating = 0;
+    uint64_t left = e->compressed_size, produced = 0, off = e->data_offset;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    int ended = 0;
+    if (in == NULL || outb == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+        goto done;
+    }
+    if (e->method == 8) {
+        memset(&zs, 0, sizeof zs);
+        if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
+            rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "inflate: cannot start");
+            goto done;
+        }
+        inflating = 1;
+    }
+    while (left > 0 || (inflating && !ended)) {
+        size_t n = left < CHUNK ? (size_t)left : CHUNK;
+        if (n > 0) {
+            int r = read_at(z, off, in, n);
+            if (r != 0) {
+                rc = read_fail(err, z, r, "entry data");
+                goto done;
+            }
+            off += n;
+            left -= n;
+        }
+        if (!inflating) {
+            if (produced + n > e->size) {
+                rc = entry_msg(err, SC_E_EXTRACTION_LIMIT, z, e,
+                               "holds more bytes than it declares");
+                goto done;
+            }
+            crc = crc32(crc, in, (uInt)n);
+            produced += n;
+            rc = sink(ctx, in, n, err);
+            if (rc != SC_OK)
+                goto done;
+            continue;
+        }
+        zs.next_in = in;
+        zs.avail_in = (uInt)n;
+        do {
+            zs.next_out = outb;
+            zs.avail_out = CHUNK;
+            int zr = inflate(&zs, Z_NO_FLUSH);
+            size_t got = CHUNK - zs.avail_out;
+            if (got > 0) {
+                if (got > e->size - produced) {
+                    rc = entry_msg(err, SC_E_EXTRACTION_LIMIT, z, e,
+                                   "inflates to more bytes than it declares");
+                    goto done;
+                }
+                crc = crc32(crc, outb, (uInt)got);
+                produced += got;
+                rc = sink(ctx, outb, got, err);
+                if (rc != SC_OK)
+                    goto done;
+            }
+            if (zr == Z_STREAM_END) {
+                ended = 1;
+                break;
+            }
+            if (zr == Z_BUF_ERROR && n == 0 && got == 0) {
+                rc = entry_msg(err, SC_E_INVALID_ARCHIVE, z, e,
+                               "its deflate stream is truncated");
+                goto done;
+            }
+            if (zr != Z_OK && zr != Z_BUF_ERROR) {
+                rc = entry_msg(err, SC_E_INVALID_ARCHIVE, z, e, "its deflate stream is corrupt");
+                goto done;
+            }
+        } while (zs.avail_out == 0 || zs.avail_in > 0);
+        if (ended && (zs.avail_in > 0 || left > 0)) {
+            rc = entry_msg(err, SC_E_INVALID_ARCHIVE, z, e,
+                           "bytes follow the end of its deflate stream");
+            goto done;
+        }
+        if (!ended && left == 0 && n == 0) {
+            rc = entry_msg(err, SC_E_INVALID_ARCHIVE, z, e, "its deflate stream is truncated");
+            goto done;
+        }
+    }
+    if (produced != e->size) {
+        rc = entry_msg(err, SC_E_INVALID_ARCHIVE, z, e,
+                       "holds fewer bytes than it declares");
+        goto done;
+    }
+    if ((uint32_t)crc != e->crc32) {
+        rc = entry_msg(err, SC_E_INVALID_ARCHIVE, z, e, "CRC-32 mismatch");
+        goto done;
+    }
+done:
+    if (inflating)
+        inflateEnd(&zs);
+    free(in);
+    free(outb);
+    return rc;
+}
+
+typedef struct membuf {
+    unsigned char *p;
+    size_t len;
+} membuf;
+
+static sc_code mem_sink(void *ctx, const unsigned char *p, size_t n, sc_error *err)
+{
+    (void)err;
+    membuf *m = ctx;
+    memcpy(m->p + m->len, p, n); /* stream_entry never passes more than size */
+    m->len += n;
+    return SC_OK;
+}
+
+static sc_code read_entry(sc_zip *z, const sc_zip_entry *e, char **bytes, size_t *len,
+                          sc_error *err)
+{
+    membuf m;
+    m.p = malloc((size_t)e->size + 1);
+    m.len = 0;
+    if (m.p == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+    sc_code rc = stream_entry(z, e, mem_sink, &m, err);
+    if (rc != SC_OK) {
+        free(m.p);
+        return rc;
+    }
+    m.p[m.len] = '\0';
+    *bytes = (char *)m.p;
+    *len = m.len;
+    return SC_OK;
+}
+
+/* ---- classification ------------------------------------------------------------------ */
+
+static int has_non_ascii(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] >= 0x80)
+            return 1;
+    return 0;
+}
+
+static sc_code classify(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
+{
+    if (r->flags & 0x0041u)
+        return entry_err(err, SC_E_ENCRYPTED_ENTRY, z, r, "encrypted entries are not allowed");
+    if (r->method != 0 && r->method != 8) {
+        char what[80];
+        snprintf(what, sizeof what, "compression method %u is not supported", r->method);
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r, what);
+    }
+    if (!(r->flags & 0x0800u) && has_non_ascii(r->name, r->name_len))
+        return entry_err(err, SC_E_UNSAFE_PATH, z, r,
+                         "a non-ASCII name without the UTF-8 flag (bit 11)");
+    size_t n = r->name_len;
+    int slash = n > 0 && r->name[n - 1] == '/';
+    if (slash)
+        n--;
+    sc_error perr;
+    if (sc_path_check((const char *)r->name, n, NULL, &perr) != SC_OK)
+        return sc_error_set(err, SC_E_UNSAFE_PATH, z->name, "%s: entry name: %s", z->name,
+                            perr.message);
+    e->path = malloc(n + 1);
+    if (e->path == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+    memcpy(e->path, r->name, n);
+    e->path[n] = '\0';
+    e->path_len = n;
+    unsigned mode = r->external >> 16;
+    unsigned type = mode & 0170000u;
+    e->mode = mode & 0777u;
+    e->method = r->method;
+    e->flags = r->flags;
+    e->crc32 = r->crc;
+    e->compressed_size = r->csize;
+    e->size = r->usize;
+    e->local_offset = r->offset;
+    if (type == 0120000u) {
+        e->type = SC_ZIP_LINK;
+        if (r->usize > SC_ZIP_LINK_MAX)
+            return entry_err(err, SC_E_LINK_ENTRY, z, r, "link target is longer than 1024 bytes");
+    } else if (slash || type == 0040000u) {
+        e->type = SC_ZIP_DIR;
+    } else if (type == 0 || type == 0100000u) {
+        e->type = SC_ZIP_FILE;
+    } else {
+        return entry_err(err, SC_E_SPECIAL_ENTRY, z, r,
+                         "special entries (devices, FIFOs, sockets) are not allowed");
+    }
+    if (r->method == 0 && r->csize != r->usize)
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
+                         "stored entry whose compressed and uncompressed sizes differ");
+    if (e->type == SC_ZIP_DIR && r->usize != 0)
+        return entry_err(err, SC_E_INVALID_ARCHIVE, z, r, "directory entry with data");
+    return check_local(z, r, e, err);
+}
+
+/* ---- whole-archive checks ------------------------------------------------------------ */
+
+static int cmp_span(const void *a, const void *b)
+{
+    const raw *const *x = a, *const *y = b;
+    if ((*x)->offset != (*y)->offset)
+        return (*x)->offset < (*y)->offset ? -1 : 1;
+    return 0;
+}
+
+static sc_code check_overlaps(sc_zip *z, raw *raws, size_t n, sc_error *err)
+{
+    if (n < 2)
+        return SC_OK;
+    raw **v = malloc(n * sizeof *v);
+    if (v == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        v[i] = &raws[i];
+    qsort(v, n, sizeof *v, cmp_span);
+    sc_code rc = SC_OK;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i]->offset < v[i - 1]->span_end) {
+            rc = entry_err(err, SC_E_INVALID_ARCHIVE, z, v[i],
+                           "its data overlaps another entry's");
+            break;
+        }
+    }
+    free(v);
+    return rc;
+}
+
+static sc_code collide(sc_error *err, const sc_zip *z, const sc_zip_entry *e, const char *what)
+{
+    return entry_msg(err, SC_E_ENTRY_COLLISION, z, e, what);
+}
+
+/*
+ * Collisions in central-directory order, on ASCII-folded paths: a path seen
+ * before; a file or link where an earlier entry needs a directory; an entry
+ * below an earlier file.
+ */
+static sc_code check_collisions(sc_zip *z, table *folded, table *dirs, sc_error *err)
+{
+    for (size_t i = 0; i < z->count; i++) {
+        const sc_zip_entry *e = &z->entries[i];
+        const char *f = z->folded[i];
+        int fresh;
+        slot *s = table_put(folded, f, e->path_len, i, &fresh);
+        if (!fresh) {
+            const sc_zip_entry *o = &z->entries[s->value];
+            if (o->path_len == e->path_len && memcmp(o->path, e->path, e->path_len) == 0)
+                return collide(err, z, e, "collides with another entry of the same path");
+            return collide(err, z, e,
+                           "collides with another entry that differs only in ASCII case");
+        }
+        if (e->type != SC_ZIP_DIR && table_get(dirs, f, e->path_len) != NULL)
+            return collide(err, z, e, "collides with an earlier entry below it");
+        for (size_t k = 0; k < e->path_len; k++) {
+            if (f[k] != '/')
+                continue;
+            const slot *a = table_get(folded, f, k);
+            if (a != NULL && z->entries[a->value].type == SC_ZIP_FILE)
+                return collide(err, z, e, "lies below an earlier file entry");
+            table_put(dirs, f, k, i, &fresh);
+        }
+    }
+    return SC_OK;
+}
+
+static sc_code link_bad(sc_error *err, const sc_zip *z, const sc_zip_entry *e, const char *why)
+{
+    char q[200], what[300];
+    quote(e->path, e->path_len, q, sizeof q);
+    snprintf(what, sizeof what, "does not resolve to a file inside the payload (%s)", why);
+    return sc_error_set(err, SC_E_LINK_ENTRY, z->name, "%s: link \"%s\" %s", z->name, q, what);
+}
+
+/*
+ * Resolve link e lexically into buf (capacity cap); 0 ok, else a reason.
+ */
+static const char *resolve(const sc_zip_entry *e, char *buf, size_t cap, size_t *out_len)
+{
+    const char *t = e->link_target;
+    size_t tl = strlen(t);
+    if (tl == 0)
+        return "empty target";
+    if (memchr(t, '\\', tl) != NULL)
+        return "backslash in target";
+    if (t[0] == '/')
+        return "absolute target";
+    if (tl >= 2 && ((t[0] >= 'A' && t[0] <= 'Z') || (t[0] >= 'a' && t[0] <= 'z')) && t[1] == ':')
+        return "drive prefix in target";
+    /* Start from the link's directory. */
+    const char *slash = last_slash(e->path, e->path_len);
+    size_t len = slash ? (size_t)(slash - e->path) : 0;
+    if (len + 1 + tl + 1 > cap)
+        return "target too long";
+    memcpy(buf, e->path, len);
+    size_t i = 0;
+    while (i <= tl) {
+        size_t j = i;
+        while (j < tl && t[j] != '/')
+            j++;
+        size_t n = j - i;
+        if (n == 0 || (n == 1 && t[i] == '.')) {
+            /* skipped */
+        } else if (n == 2 && t[i] == '.' && t[i + 1] == '.') {
+            if (len == 0)
+                return "escapes the payload";
+            const char *p = last_slash(buf, len);
+            len = p ? (size_t)(p - buf) : 0;
+        } else {
+            if (len > 0)
+                buf[len++] = '/';
+            memcpy(buf + len, t + i, n);
+            len += n;
+        }
+        i = j + 1;
+    }
+    buf[len] = '\0';
+    *out_len = len;
+    if (len == 0)
+        return "resolves to the payload root";
+    return NULL;
+}
+
+static sc_code check_links(sc_zip *z, table *prefixes, sc_error *err)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < z->count; i++)
+        if (z->entries[i].path_len > cap)
+            cap = z->entries[i].path_len;
+    cap += SC_ZIP_LINK_MAX + 2;
+    char *buf = malloc(cap);
+    if (buf == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+    sc_code rc = SC_OK;
+    for (size_t i = 0; i < z->count && rc == SC_OK; i++) {
+        const sc_zip_entry *start = &z->entries[i];
+        if (start->type != SC_ZIP_LINK)
+            continue;
+        const sc_zip_entry *cur = start;
+        const sc_zip_entry *chain[SC_ZIP_LINK_HOPS + 1];
+        size_t hops = 0;
+        for (;;) {
+            if (hops == SC_ZIP_LINK_HOPS) {
+                rc = link_bad(err, z, start, "more than 8 link hops");
+                break;
+            }
+            chain[hops++] = cur;
+            size_t len = 0;
+            const char *why = resolve(cur, buf, cap, &len);
+            if (why != NULL) {
+                rc = link_bad(err, z, start, why);
+                break;
+            }
+            if (len == cur->path_len && memcmp(buf, cur->path, len) == 0) {
+                rc = link_bad(err, z, start, "points at itself");
+                break;
+            }
+            if (table_get(prefixes, buf, len) != NULL) {
+                rc = link_bad(err, z, start, "points at a directory");
+                break;
+            }
+            const slot *s = table_get(&z->exact, buf, len);
+            if (s == NULL) {
+                rc = link_bad(err, z, start, "points at no entry");
+                break;
+            }
+            const sc_zip_entry *t = &z->entries[s->value];
+            if (t->type == SC_ZIP_DIR) {
+                rc = link_bad(err, z, start, "points at a directory");
+                break;
+            }
+            if (t->type == SC_ZIP_FILE)
+                break;
+            int cycle = 0;
+            for (size_t k = 0; k < hops; k++)
+                if (chain[k] == t)
+                    cycle = 1;
+            if (cycle) {
+                rc = link_bad(err, z, start, "a cycle of links");
+                break;
+            }
+            cur = t;
+        }
+    }
+    free(buf);
+    if (rc != SC_OK)
+        return rc;
+    /* Nothing may be written through a link (ASCII-folded, as on disk). */
+    table folded;
+    if (!table_init(&folded, z->count))
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+    for (size_t i = 0; i < z->count; i++) {
+        int fresh;
+        if (z->entries[i].type == SC_ZIP_LINK)
+            table_put(&folded, z->folded[i], z->entries[i].path_len, i, &fresh);
+    }
+    for (size_t i = 0; i < z->count && rc == SC_OK && folded.used > 0; i++) {
+        const sc_zip_entry *e = &z->entries[i];
+        for (size_t k = 0; k < e->path_len; k++) {
+            if (z->folded[i][k] == '/' && table_get(&folded, z->folded[i], k) != NULL) {
+                rc = entry_msg(err, SC_E_LINK_ENTRY, z, e, "would be written through a link");
+                break;
+            }
+        }
+    }
+    table_free(&folded);
+    return rc;
+}
+
+static sc_code read_link_target(sc_zip *z, sc_zip_entry *e, sc_error *err)
+{
+    char *bytes = NULL;
+    size_t len = 0;
+    sc_code rc = read_entry(z, e, &bytes, &len, err);
+    if (rc != SC_OK)
+        return rc;
+    if (memchr(bytes, '\0', len) != NULL) {
+        free(bytes);
+        return link_bad(err, z, e, "NUL in target");
+    }
+    if (!sc_utf8_valid(bytes, len)) {
+        free(bytes);
+        return link_bad(err, z, e, "target is not valid UTF-8");
+    }
+    e->link_target = bytes;
+    return SC_OK;
+}
+
+/* ---- open -------------------------------------------------------------------------- */
+
+static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
+{
+    endinfo ei;
+    sc_code rc = find_end(z, &ei, err);
+    if (rc != SC_OK)
+        return rc;
+    uint64_t max_entries = limits ? limits->max_entries : 0;
+    uint64_t budget = limits && limits->max_total_size ? limits->max_total_size
+                                                       : SC_ZIP_DEFAULT_MAX_TOTAL;
+    if (max_entries != 0 && ei.entries > max_entries)
+        return sc_error_set(err, SC_E_EXTRACTION_LIMIT, z->name,
+                            "%s: %llu entries, more than the limit of %llu", z->name,
+                            (unsigned long long)ei.entries, (unsigned long long)max_entries);
+    z->cd_offset = ei.cd_offset;
+    if (ei.cd_size > SIZE_MAX - 1)
+        return bad(err, z, "%s: %s", "the central directory is too large");
+    unsigned char *cd = malloc((size_t)ei.cd_size + 1);
+    raw *raws = calloc((size_t)ei.entries + 1, sizeof *raws);
+    table dirs = {0}, folded = {0}, exact_dirs = {0};
+    if (cd == NULL || raws == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+        goto done;
+    }
+    int r = read_at(z, ei.cd_offset, cd, (size_t)ei.cd_size);
+    if (r != 0) {
+        rc = read_fail(err, z, r, "the central directory");
+        goto done;
+    }
+    rc = parse_central(z, cd, (size_t)ei.cd_size, ei.entries, raws, err);
+    if (rc != SC_OK)
+        goto done;
+    z->entries = calloc((size_t)ei.entries + 1, sizeof *z->entries);
+    z->folded = calloc((size_t)ei.entries + 1, sizeof *z->folded);
+    if (z->entries == NULL || z->folded == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+        goto done;
+    }
+    size_t slashes = 0;
+    for (uint64_t i = 0; i < ei.entries; i++) {
+        sc_zip_entry *e = &z->entries[i];
+        z->count = (size_t)i + 1; /* so close() frees what this entry holds */
+        rc = classify(z, &raws[i], e, err);
+        if (rc != SC_OK)
+            goto done;
+        z->folded[i] = malloc(e->path_len + 1);
+        if (z->folded[i] == NULL) {
+            rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+            goto done;
+        }
+        for (size_t k = 0; k <= e->path_len; k++) {
+            char c = e->path[k];
+            z->folded[i][k] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+            if (c == '/')
+                slashes++;
+        }
+        if (e->type == SC_ZIP_LINK) {
+            rc = read_link_target(z, e, err);
+            if (rc != SC_OK)
+                goto done;
+        }
+    }
+    rc = check_overlaps(z, raws, z->count, err);
+    if (rc != SC_OK)
+        goto done;
+    if (!table_init(&z->exact, z->count) || !table_init(&folded, z->count) ||
+        !table_init(&dirs, slashes) || !table_init(&exact_dirs, slashes)) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+        goto done;
+    }
+    rc = check_collisions(z, &folded, &dirs, err);
+    if (rc != SC_OK)
+        goto done;
+    for (size_t i = 0; i < z->count; i++) {
+        const sc_zip_entry *e = &z->entries[i];
+        int fresh;
+        table_put(&z->exact, e->path, e->path_len, i, &fresh);
+        for (size_t k = 0; k < e->path_len; k++)
+            if (e->path[k] == '/')
+                table_put(&exact_dirs, e->path, k, i, &fresh);
+    }
+    rc = check_links(z, &exact_dirs, err);
+    if (rc != SC_OK)
+        goto done;
+    uint64_t total = 0;
+    for (size_t i = 0; i < z->count; i++) {
+        uint64_t s = z->entries[i].size;
+        if (s > budget || total > budget - s) {
+            rc = sc_error_set(err, SC_E_EXTRACTION_LIMIT, z->name,
+                              "%s: the declared sizes exceed the extraction budget of %llu bytes",
+                              z->name, (unsigned long long)budget);
+            goto done;
+        }
+        total += s;
+    }
+    z->total = total;
+done:
+    table_free(&dirs);
+    table_free(&folded);
+    table_free(&exact_dirs);
+    free(cd);
+    free(raws);
+    return rc;
+}
+
+sc_code sc_zip_open_fd(int fd, const char *name, const sc_zip_limits *limits, sc_zip **out,
+                       sc_error *err)
+{
+    sc_error_clear(err);
+    if (out == NULL)
+        return sc_error_set(err, SC_E_USAGE, name, "sc_zip_open_fd: no output");
+    *out = NULL;
+    if (name == NULL)
+        name = "archive";
+    sc_zip *z = calloc(1, sizeof *z);
+    if (z == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
+    z->fd = -1;
+    z->name = strdup(name);
+    if (z->name == NULL) {
+        free(z);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
+    }
+    z->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (z->fd < 0) {
+        sc_code rc = sc_error_set(err, SC_E_IO, name, "%s: %s", name, strerror(errno));
+        sc_zip_close(z);
+        return rc;
+    }
+    struct stat st;
+    if (fstat(z->fd, &st) != 0) {
+        sc_code rc = sc_error_set(err, SC_E_IO, name, "%s: %s", name, strerror(errno));
+        sc_zip_close(z);
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        sc_code rc = sc_error_set(err, SC_E_INVALID_ARCHIVE, name,
+                                  "%s: not a regular file", name);
+        sc_zip_close(z);
+        return rc;
+    }
+    z->file_size = (uint64_t)st.st_size;
+    sc_code rc = inspect(z, limits, err);
+    if (rc != SC_OK) {
+        sc_zip_close(z);
+        return rc;
+    }
+    *out = z;
+    return SC_OK;
+}
+
+sc_code sc_zip_open(const char *path, const sc_zip_limits *limits, sc_zip **out, sc_error *err)
+{
+    sc_error_clear(err);
+    if (out != NULL)
+        *out = NULL;
+    if (path == NULL || out == NULL)
+        return sc_error_set(err, SC_E_USAGE, path, "sc_zip_open: no path or no output");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return sc_error_set(err, SC_E_ARCHIVE_NOT_FOUND, path, "archive not found: %s",
+                                path);
+        return sc_error_set(err, SC_E_IO, path, "%s: %s", path, strerror(errno));
+    }
+    sc_code rc = sc_zip_open_fd(fd, path, limits, out, err);
+    close(fd);
+    return rc;
+}
+
+size_t sc_zip_count(const sc_zip *z)
+{
+    return z ? z->count : 0;
+}
+
+const sc_zip_entry *sc_zip_at(const sc_zip *z, size_t i)
+{
+    return z && i < z->count ? &z->entries[i] : NULL;
+}
+
+const sc_zip_entry *sc_zip_find(const sc_zip *z, const char *path)
+{
+    if (z == NULL || path == NULL)
+        return NULL;
+    const slot *s = table_get(&z->exact, path, strlen(path));
+    return s ? &z->entries[s->value] : NULL;
+}
+
+uint64_t sc_zip_total_size(const sc_zip *z)
+{
+    return z ? z->total : 0;
+}
+
+sc_code sc_zip_read(sc_zip *z, const sc_zip_entry *e, size_t max, char **bytes, size_t *len,
+                    sc_error *err)
+{
+    sc_error_clear(err);
+    if (bytes)
+        *bytes = NULL;
+    if (len)
+        *len = 0;
+    if (z == NULL || e == NULL || bytes == NULL || len == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_zip_read: missing argument");
+    if (e->size > max || e->size > SIZE_MAX - 1)
+        return entry_msg(err, SC_E_EXTRACTION_LIMIT, z, e,
+                         "declares more bytes than the caller accepts");
+    if (e->type == SC_ZIP_LINK && e->link_target != NULL) {
+        size_t n = strlen(e->link_target);
+        char *c = malloc(n + 1);
+        if (c == NULL)
+            return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+        memcpy(c, e->link_target, n + 1);
+        *bytes = c;
+        *len = n;
+        return SC_OK;
+    }
+    return read_entry(z, e, bytes, len, err);
+}
+
+/* ---- extraction -------------------------------------------------------------------- */
+
+typedef struct fdsink {
+    int fd;
+    const char *path;
+} fdsink;
+
+static sc_code fd_sink(void *ctx, const unsigned char *p, size_t n, sc_error *err)
+{
+    fdsink *s = ctx;
+    while (n > 0) {
+        ssize_t w = write(s->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return sc_error_set(err, SC_E_IO, s->path, "%s: cannot write: %s", s->path,
+                                strerror(errno));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return SC_OK;
+}
+
+static sc_code io_fail(sc_error *err, const char *dir, const char *rel, const char *what)
+{
+    int e = errno;
+    char full[SC_ERROR_PATH_MAX];
+    snprintf(full, sizeof full, "%s/%s", dir, rel);
+    return sc_error_set(err, SC_E_IO, full, "%s: cannot %s: %s", full, what, strerror(e));
+}
+
+/* Open (creating as 0755 when absent) directory name under parent, never
+ * following a link; *fd set. */
+static int open_dir_at(int parent, const char *name, int *created)
+{
+    *created = 0;
+    if (mkdirat(parent, name, 0755) == 0)
+        *created = 1;
+    else if (errno != EEXIST)
+        return -1;
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && *created && fchmod(fd, 0755) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static sc_code extract_one(sc_zip *z, int root, const char *dir, const sc_zip_entry *e,
+                           char *scratch, sc_error *err)
+{
+    memcpy(scratch, e->path, e->path_len + 1);
+    int cur = root;
+    char *seg = scratch;
+    sc_code rc = SC_OK;
+    for (;;) {
+        char *slash = strchr(seg, '/');
+        if (slash == NULL)
+            break;
+        *slash = '\0';
+        int created;
+        int fd = open_dir_at(cur, seg, &created);
+        *slash = '/';
+        if (fd < 0) {
+            rc = io_fail(err, dir, e->path, "create its directory");
+            goto done;
+        }
+        if (cur != root)
+            close(cur);
+        cur = fd;
+        seg = slash + 1;
+    }
+    if (e->type == SC_ZIP_DIR) {
+        int created;
+        int fd = open_dir_at(cur, seg, &created);
+        if (fd < 0) {
+            rc = io_fail(err, dir, e->path, "create directory");
+            goto done;
+        }
+        close(fd);
+    } else if (e->type == SC_ZIP_LINK) {
+        if (symlinkat(e->link_target, cur, seg) != 0) {
+            rc = io_fail(err, dir, e->path, "create link");
+            goto done;
+        }
+    } else {
+        unsigned mode = e->mode ? e->mode : 0644;
+        int fd = openat(cur, seg, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0) {
+            rc = io_fail(err, dir, e->path, "create file");
+            goto done;
+        }
+        char full[SC_ERROR_PATH_MAX];
+        snprintf(full, sizeof full, "%s/%s", dir, e->path);
+        fdsink s = {fd, full};
+        if (fchmod(fd, mode) != 0) {
+            rc = io_fail(err, dir, e->path, "set the mode of");
+            close(fd);
+            goto done;
+        }
+        rc = stream_entry(z, e, fd_sink, &s, err);
+        if (close(fd) != 0 && rc == SC_OK)
+            rc = io_fail(err, dir, e->path, "close");
+    }
+done:
+    if (cur != root)
+        close(cur);
+    return rc;
+}
+
+sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
+{
+    sc_error_clear(err);
+    if (z == NULL || dir == NULL)
+        return sc_error_set(err, SC_E_USAGE, dir, "sc_zip_extract: missing argument");
+    int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return sc_error_set(err, SC_E_IO, dir, "%s: cannot open: %s", dir, strerror(errno));
+    size_t cap = 1;
+    for (size_t i = 0; i < z->count; i++)
+        if (z->entries[i].path_len + 1 > cap)
+            cap = z->entries[i].path_len + 1;
+    char *scratch = malloc(cap);
+    sc_code rc = SC_OK;
+    if (scratch == NULL)
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, dir, "out of memory");
+    for (size_t i = 0; i < z->count && rc == SC_OK; i++)
+        rc = extract_one(z, root, dir, &z->entries[i], scratch, err);
+    free(scratch);
+    close(root);
+    return rc;
+}
+
+void sc_zip_close(sc_zip *z)
+{
+    if (z == NULL)
+        return;
+    for (size_t i = 0; i < z->count; i++) {
+        free(z->entries ? z->entries[i].path : NULL);
+        free(z->entries ? z->entries[i].link_target : NULL);
+        free(z->folded ? z->folded[i] : NULL);
+    }
+    free(z->entries);
+    free(z->folded);
+    table_free(&z->exact);
+    if (z->fd >= 0)
+        close(z->fd);
+    free(z->name);
+    free(z);
+}
