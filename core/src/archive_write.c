@@ -1,0 +1,838 @@
+/*
+ * archive_write.c — the canonical archive writer (docs/format-v3.md 15.1).
+ *
+ * Guarantees: the output is a function of the entries and the compression
+ * mode only (constants for times, no host data, sorted by path bytes).  Every
+ * path is checked before the first byte goes out.  Each entry is "prepared"
+ * (CRC-32, sizes, and for deflate the compressed bytes, spooled to memory up
+ * to SC_ARCHIVE_SPOOL_MEMORY and beyond that to a temporary file) and then
+ * "emitted" (local header with the final CRC and sizes, then the bytes).  Two
+ * worker threads prepare up to AW_WINDOW entries ahead while the calling
+ * thread emits in order, so memory stays bounded.  A stored source file is
+ * read twice (CRC pass, copy pass); a change between the passes is SC_E_IO.
+ */
+#include "scrollcase/archive_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "scrollcase/path.h"
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef O_DIRECTORY
+#define O_DIRECTORY 0
+#endif
+
+#define ZIP_MAX16 0xFFFFu
+#define ZIP_MAX32 0xFFFFFFFFu
+#define ZIP_VERSION 20u        /* deflate, no ZIP64 */
+#define ZIP_VERSION_ZIP64 45u  /* an entry or end record with ZIP64 fields */
+#define ZIP_HOST_UNIX 3u
+#define ZIP_FLAG_UTF8 0x0800u
+
+#define AW_CHUNK ((size_t)256 * 1024) /* read / zlib step */
+#define AW_OUT_BUFFER ((size_t)64 * 1024)
+#define AW_WORKERS 2
+#define AW_WINDOW 4 /* entries prepared ahead of the writer */
+
+/* ------------------------------------------------------------------ bytes */
+
+static unsigned char *put16(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v & 0xFF);
+    p[1] = (unsigned char)((v >> 8) & 0xFF);
+    return p + 2;
+}
+
+static unsigned char *put32(unsigned char *p, uint32_t v)
+{
+    p = put16(p, v & 0xFFFFu);
+    return put16(p, v >> 16);
+}
+
+static unsigned char *put64(unsigned char *p, uint64_t v)
+{
+    p = put32(p, (uint32_t)(v & 0xFFFFFFFFu));
+    return put32(p, (uint32_t)(v >> 32));
+}
+
+static uint32_t clamp32(uint64_t v)
+{
+    return v >= ZIP_MAX32 ? ZIP_MAX32 : (uint32_t)v;
+}
+
+static uint32_t crc_update(uint32_t crc, const unsigned char *p, size_t len)
+{
+    while (len > 0) {
+        size_t step = len > AW_CHUNK ? AW_CHUNK : len;
+        crc = (uint32_t)crc32(crc, p, (uInt)step);
+        p += step;
+        len -= step;
+    }
+    return crc;
+}
+
+/* ------------------------------------------------------------------ output */
+
+/* The sink behind a 64 KiB buffer, counting every byte. */
+typedef struct aw_out {
+    const sc_archive_sink *sink;
+    unsigned char *buf;
+    size_t used;
+    uint64_t total;
+} aw_out;
+
+static sc_code out_flush(aw_out *o, sc_error *err)
+{
+    if (o->used == 0)
+        return SC_OK;
+    sc_code rc = o->sink->write(o->sink->ctx, o->buf, o->used, err);
+    o->used = 0;
+    return rc;
+}
+
+static sc_code out_write(aw_out *o, const void *p, size_t len, sc_error *err)
+{
+    if (o->used + len > AW_OUT_BUFFER) {
+        sc_code rc = out_flush(o, err);
+        if (rc != SC_OK)
+            return rc;
+    }
+    o->total += len;
+    if (len >= AW_OUT_BUFFER)
+        return o->sink->write(o->sink->ctx, p, len, err);
+    memcpy(o->buf + o->used, p, len);
+    o->used += len;
+    return SC_OK;
+}
+
+/* ------------------------------------------------------------------ spool */
+
+/* Deflated bytes of one entry: in memory, then in an unnamed temporary file. */
+typedef struct aw_spool {
+    unsigned char *mem;
+    size_t len, cap;
+    FILE *file;
+} aw_spool;
+
+static void spool_free(aw_spool *s)
+{
+    free(s->mem);
+    if (s->file != NULL)
+        fclose(s->file);
+    memset(s, 0, sizeof *s);
+}
+
+static sc_code spool_add(aw_spool *s, const unsigned char *p, size_t len,
+                         const char *path, sc_error *err)
+{
+    if (s->file == NULL && s->len + len <= SC_ARCHIVE_SPOOL_MEMORY) {
+        if (s->len + len > s->cap) {
+            size_t cap = s->cap ? s->cap : 64 * 1024;
+            while (cap < s->len + len)
+                cap *= 2;
+            if (cap > SC_ARCHIVE_SPOOL_MEMORY)
+                cap = SC_ARCHIVE_SPOOL_MEMORY;
+            unsigned char *m = realloc(s->mem, cap);
+            if (m == NULL)
+                return sc_error_set(err, SC_E_OUT_OF_MEMORY, path,
+                                    "out of memory compressing %s", path);
+            s->mem = m;
+            s->cap = cap;
+        }
+        memcpy(s->mem + s->len, p, len);
+        s->len += len;
+        return SC_OK;
+    }
+    if (s->file == NULL) {
+        s->file = tmpfile();
+        if (s->file == NULL)
+            return sc_error_set(err, SC_E_IO, path,
+                                "cannot create a spool file compressing %s: %s", path,
+                                strerror(errno));
+        if (s->len > 0 && fwrite(s->mem, 1, s->len, s->file) != s->len)
+            return sc_error_set(err, SC_E_IO, path, "cannot spool %s: %s", path,
+                                strerror(errno));
+        free(s->mem);
+        s->mem = NULL;
+        s->cap = 0;
+    }
+    if (len > 0 && fwrite(p, 1, len, s->file) != len)
+        return sc_error_set(err, SC_E_IO, path, "cannot spool %s: %s", path,
+                            strerror(errno));
+    s->len += len; /* total spooled bytes from here on */
+    return SC_OK;
+}
+
+static sc_code spool_emit(aw_spool *s, aw_out *o, unsigned char *buf, const char *path,
+                          sc_error *err)
+{
+    if (s->file == NULL)
+        return out_write(o, s->mem, s->len, err);
+    if (fflush(s->file) != 0 || fseek(s->file, 0, SEEK_SET) != 0)
+        return sc_error_set(err, SC_E_IO, path, "cannot reread the spool of %s: %s",
+                            path, strerror(errno));
+    for (;;) {
+        size_t got = fread(buf, 1, AW_CHUNK, s->file);
+        if (got > 0) {
+            sc_code rc = out_write(o, buf, got, err);
+            if (rc != SC_OK)
+                return rc;
+        }
+        if (got < AW_CHUNK) {
+            if (ferror(s->file))
+                return sc_error_set(err, SC_E_IO, path, "cannot reread the spool of %s",
+                                    path);
+            return SC_OK;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ entries */
+
+/* What the central directory needs of one entry (in path order). */
+typedef struct aw_item {
+    const sc_archive_entry *e;
+    uint32_t crc;
+    uint32_t mode;
+    uint16_t method;
+    uint64_t usize, csize, offset;
+} aw_item;
+
+static int item_cmp(const void *a, const void *b)
+{
+    return strcmp(((const aw_item *)a)->e->path, ((const aw_item *)b)->e->path);
+}
+
+static int folded_cmp(const void *a, const void *b)
+{
+    return sc_ascii_casecmp((*(const sc_archive_entry *const *)a)->path,
+                            (*(const sc_archive_entry *const *)b)->path);
+}
+
+sc_code sc_archive_check_entries(const sc_archive_entry *entries, size_t n, sc_error *err)
+{
+    if (n > 0 && entries == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_archive_check_entries: no entries");
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sc_archive_entry *e = &entries[i];
+        if (e->path == NULL)
+            return sc_error_set(err, SC_E_USAGE, NULL, "archive entry %zu has no path", i);
+        if (e->kind != SC_ARCHIVE_FILE && e->kind != SC_ARCHIVE_LINK)
+            return sc_error_set(err, SC_E_USAGE, e->path, "archive entry %s has no valid kind",
+                                e->path);
+        if (e->kind == SC_ARCHIVE_LINK && e->source != NULL)
+            return sc_error_set(err, SC_E_USAGE, e->path,
+                                "archive link %s takes its target from data, not a source",
+                                e->path);
+        if (e->source == NULL && e->data == NULL && e->data_len > 0)
+            return sc_error_set(err, SC_E_USAGE, e->path, "archive entry %s has no data",
+                                e->path);
+        size_t len = strlen(e->path);
+        sc_code rc = sc_path_check(e->path, len, "archive entry path", err);
+        if (rc != SC_OK)
+            return rc;
+        if (len > ZIP_MAX16)
+            return sc_error_set(err, SC_E_UNSAFE_PATH, e->path,
+                                "unsafe-path: archive entry path longer than 65535 bytes");
+        if (len > longest)
+            longest = len;
+    }
+    if (n < 2)
+        return SC_OK;
+    const sc_archive_entry **byfold = malloc(n * sizeof *byfold);
+    char *prefix = malloc(longest + 1);
+    if (byfold == NULL || prefix == NULL) {
+        free(byfold);
+        free(prefix);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory checking entries");
+    }
+    for (size_t i = 0; i < n; i++)
+        byfold[i] = &entries[i];
+    qsort(byfold, n, sizeof *byfold, folded_cmp);
+    sc_code rc = SC_OK;
+    for (size_t i = 1; i < n && rc == SC_OK; i++)
+        if (sc_ascii_casecmp(byfold[i - 1]->path, byfold[i]->path) == 0)
+            rc = sc_error_set(err, SC_E_ENTRY_COLLISION, byfold[i]->path,
+                              "archive entry %s collides with %s", byfold[i]->path,
+                              byfold[i - 1]->path);
+    /* An ancestor: every proper "a/b" prefix of a path, looked up folded. */
+    for (size_t i = 0; i < n && rc == SC_OK; i++) {
+        const char *p = byfold[i]->path;
+        for (const char *s = strchr(p, '/'); s != NULL && rc == SC_OK; s = strchr(s + 1, '/')) {
+            memcpy(prefix, p, (size_t)(s - p));
+            prefix[s - p] = '\0';
+            sc_archive_entry key = {0};
+            key.path = prefix;
+            const sc_archive_entry *kp = &key;
+            const sc_archive_entry *const *hit =
+                bsearch(&kp, byfold, n, sizeof *byfold, folded_cmp);
+            if (hit != NULL)
+                rc = sc_error_set(err, SC_E_ENTRY_COLLISION, p,
+                                  "archive entry %s is an ancestor of %s", (*hit)->path, p);
+        }
+    }
+    free(byfold);
+    free(prefix);
+    return rc;
+}
+
+static sc_code open_source(const char *path, int *fd_out, sc_error *err)
+{
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return sc_error_set(err, SC_E_IO, path, "cannot stat %s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return sc_error_set(err, SC_E_IO, path, "cannot archive %s: not a regular file",
+                            path);
+    }
+    *fd_out = fd;
+    return SC_OK;
+}
+
+/* read() that retries EINTR; -1 with errno on failure. */
+static ssize_t read_some(int fd, unsigned char *buf, size_t len)
+{
+    ssize_t got;
+    do
+        got = read(fd, buf, len);
+    while (got < 0 && errno == EINTR);
+    return got;
+}
+
+/* Feed len bytes (and the end when finish) through the deflater into s. */
+static sc_code deflate_feed(z_stream *z, const unsigned char *p, size_t len, int finish,
+                            unsigned char *obuf, aw_spool *s, const char *path, sc_error *err)
+{
+    do {
+        size_t step = len > AW_CHUNK ? AW_CHUNK : len;
+        z->next_in = (Bytef *)(uintptr_t)p;
+        z->avail_in = (uInt)step;
+        p += step;
+        len -= step;
+        int flush = (finish && len == 0) ? Z_FINISH : Z_NO_FLUSH;
+        do {
+            z->next_out = obuf;
+            z->avail_out = (uInt)AW_CHUNK;
+            if (deflate(z, flush) == Z_STREAM_ERROR)
+                return sc_error_set(err, SC_E_INTERNAL, path, "deflate failed on %s", path);
+            size_t have = AW_CHUNK - z->avail_out;
+            if (have > 0) {
+                sc_code rc = spool_add(s, obuf, have, path, err);
+                if (rc != SC_OK)
+                    return rc;
+            }
+        } while (z->avail_out == 0);
+    } while (len > 0);
+    return SC_OK;
+}
+
+/*
+ * Prepare one entry: CRC-32, sizes, method, mode; deflated bytes into s.
+ * Thread-safe: touches only it, s, err and the entry's bytes.
+ */
+static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, sc_error *err)
+{
+    const sc_archive_entry *e = it->e;
+    const char *name = e->source != NULL ? e->source : e->path;
+    if (e->kind == SC_ARCHIVE_LINK) {
+        it->mode = SC_ARCHIVE_MODE_LINK;
+        it->method = 0;
+    } else {
+        it->mode = e->executable ? SC_ARCHIVE_MODE_EXEC : SC_ARCHIVE_MODE_FILE;
+        it->method = (deflate_files && !e->stored) ? 8 : 0;
+    }
+    it->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    if (e->source == NULL && it->method == 0) {
+        it->crc = crc_update(it->crc, e->data, e->data_len);
+        it->usize = it->csize = e->data_len;
+        return SC_OK;
+    }
+    unsigned char *inbuf = NULL, *obuf = NULL;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    int zlive = 0, fd = -1;
+    sc_code rc = SC_OK;
+    inbuf = malloc(AW_CHUNK);
+    obuf = malloc(AW_CHUNK);
+    if (inbuf == NULL || obuf == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory archiving %s", name);
+        goto done;
+    }
+    if (it->method == 8) {
+        int zr = deflateInit2(&z, SC_ARCHIVE_DEFLATE_LEVEL, Z_DEFLATED, -15, 8,
+                              Z_DEFAULT_STRATEGY);
+        if (zr != Z_OK) {
+            rc = sc_error_set(err, zr == Z_MEM_ERROR ? SC_E_OUT_OF_MEMORY : SC_E_INTERNAL,
+                              name, "cannot start deflate for %s", name);
+            goto done;
+        }
+        zlive = 1;
+    }
+    it->usize = 0;
+    if (e->source == NULL) {
+        it->crc = crc_update(it->crc, e->data, e->data_len);
+        it->usize = e->data_len;
+        rc = deflate_feed(&z, e->data, e->data_len, 1, obuf, s, name, err);
+    } else {
+        rc = open_source(e->source, &fd, err);
+        while (rc == SC_OK) {
+            ssize_t got = read_some(fd, inbuf, AW_CHUNK);
+            if (got < 0) {
+                rc = sc_error_set(err, SC_E_IO, name, "cannot read %s: %s", name,
+                                  strerror(errno));
+                break;
+            }
+            it->crc = crc_update(it->crc, inbuf, (size_t)got);
+            it->usize += (uint64_t)got;
+            if (zlive)
+                rc = deflate_feed(&z, inbuf, (size_t)got, got == 0, obuf, s, name, err);
+            if (got == 0)
+                break;
+        }
+    }
+    it->csize = it->method == 8 ? (uint64_t)s->len : it->usize;
+done:
+    if (zlive)
+        deflateEnd(&z);
+    if (fd >= 0)
+        close(fd);
+    free(inbuf);
+    free(obuf);
+    return rc;
+}
+
+/* Copy a stored source again, checking it is still the bytes prepared. */
+static sc_code copy_stored_source(const aw_item *it, aw_out *o, unsigned char *buf,
+                                  sc_error *err)
+{
+    const char *path = it->e->source;
+    int fd;
+    sc_code rc = open_source(path, &fd, err);
+    if (rc != SC_OK)
+        return rc;
+    uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    uint64_t left = it->usize;
+    while (rc == SC_OK) {
+        size_t want = left > AW_CHUNK ? AW_CHUNK : (size_t)left;
+        if (want == 0)
+            want = 1; /* must see the end of the file */
+        ssize_t got = read_some(fd, buf, want);
+        if (got < 0) {
+            rc = sc_error_set(err, SC_E_IO, path, "cannot read %s: %s", path, strerror(errno));
+        } else if (got == 0 || (left == 0 && got > 0)) {
+            if (left != 0 || got > 0)
+                rc = sc_error_set(err, SC_E_IO, path, "%s changed while being archived",
+                                  path);
+            break;
+        } else {
+            crc = crc_update(crc, buf, (size_t)got);
+            left -= (uint64_t)got;
+            rc = out_write(o, buf, (size_t)got, err);
+        }
+    }
+    close(fd);
+    if (rc == SC_OK && crc != it->crc)
+        rc = sc_error_set(err, SC_E_IO, path, "%s changed while being archived", path);
+    return rc;
+}
+
+/* 1 when the entry's sizes do not fit 32 bits (local ZIP64 field). */
+static int big_sizes(const aw_item *it)
+{
+    return it->usize >= ZIP_MAX32 || it->csize >= ZIP_MAX32;
+}
+
+static int needs_zip64(const aw_item *it)
+{
+    return big_sizes(it) || it->offset >= ZIP_MAX32;
+}
+
+static sc_code emit_local(aw_item *it, aw_spool *s, aw_out *o, unsigned char *buf,
+                          sc_error *err)
+{
+    const sc_archive_entry *e = it->e;
+    size_t nlen = strlen(e->path);
+    unsigned char h[30 + 20], *p = h;
+    it->offset = o->total;
+    int big = big_sizes(it);
+    p = put32(p, 0x04034B50u);
+    p = put16(p, needs_zip64(it) ? ZIP_VERSION_ZIP64 : ZIP_VERSION);
+    p = put16(p, ZIP_FLAG_UTF8);
+    p = put16(p, it->method);
+    p = put16(p, SC_ARCHIVE_DOS_TIME);
+    p = put16(p, SC_ARCHIVE_DOS_DATE);
+    p = put32(p, it->crc);
+    p = put32(p, big ? ZIP_MAX32 : (uint32_t)it->csize);
+    p = put32(p, big ? ZIP_MAX32 : (uint32_t)it->usize);
+    p = put16(p, (uint32_t)nlen);
+    p = put16(p, big ? 20u : 0u);
+    sc_code rc = out_write(o, h, 30, err);
+    if (rc == SC_OK)
+        rc = out_write(o, e->path, nlen, err);
+    if (rc == SC_OK && big) {
+        p = h;
+        p = put16(p, 0x0001u);
+        p = put16(p, 16u);
+        p = put64(p, it->usize);
+        p = put64(p, it->csize);
+        rc = out_write(o, h, 20, err);
+    }
+    if (rc != SC_OK)
+        return rc;
+    if (it->method == 8)
+        return spool_emit(s, o, buf, e->source != NULL ? e->source : e->path, err);
+    if (e->source != NULL)
+        return copy_stored_source(it, o, buf, err);
+    return out_write(o, e->data, e->data_len, err);
+}
+
+static sc_code emit_central(const aw_item *it, aw_out *o, sc_error *err)
+{
+    size_t nlen = strlen(it->e->path);
+    unsigned char h[46 + 28], *p = h;
+    int z = needs_zip64(it);
+    unsigned version = z ? ZIP_VERSION_ZIP64 : ZIP_VERSION;
+    unsigned char x[28], *q = x + 4;
+    if (it->usize >= ZIP_MAX32)
+        q = put64(q, it->usize);
+    if (it->csize >= ZIP_MAX32)
+        q = put64(q, it->csize);
+    if (it->offset >= ZIP_MAX32)
+        q = put64(q, it->offset);
+    size_t xlen = z ? (size_t)(q - x) : 0;
+    put16(put16(x, 0x0001u), (uint32_t)(q - x - 4));
+    p = put32(p, 0x02014B50u);
+    p = put16(p, (ZIP_HOST_UNIX << 8) | version);
+    p = put16(p, version);
+    p = put16(p, ZIP_FLAG_UTF8);
+    p = put16(p, it->method);
+    p = put16(p, SC_ARCHIVE_DOS_TIME);
+    p = put16(p, SC_ARCHIVE_DOS_DATE);
+    p = put32(p, it->crc);
+    p = put32(p, clamp32(it->csize));
+    p = put32(p, clamp32(it->usize));
+    p = put16(p, (uint32_t)nlen);
+    p = put16(p, (uint32_t)xlen);
+    p = put16(p, 0);         /* comment length */
+    p = put16(p, 0);         /* disk number start */
+    p = put16(p, 0);         /* internal attributes */
+    p = put32(p, it->mode << 16);
+    p = put32(p, clamp32(it->offset));
+    sc_code rc = out_write(o, h, 46, err);
+    if (rc == SC_OK)
+        rc = out_write(o, it->e->path, nlen, err);
+    if (rc == SC_OK && xlen > 0)
+        rc = out_write(o, x, xlen, err);
+    return rc;
+}
+
+static sc_code emit_end(uint64_t count, uint64_t cd_offset, uint64_t cd_size, aw_out *o,
+                        sc_error *err)
+{
+    unsigned char h[56 + 20 + 22], *p = h;
+    if (count >= ZIP_MAX16 || cd_offset >= ZIP_MAX32 || cd_size >= ZIP_MAX32) {
+        uint64_t at = o->total;
+        p = put32(p, 0x06064B50u);
+        p = put64(p, 44);
+        p = put16(p, (ZIP_HOST_UNIX << 8) | ZIP_VERSION_ZIP64);
+        p = put16(p, ZIP_VERSION_ZIP64);
+        p = put32(p, 0);
+        p = put32(p, 0);
+        p = put64(p, count);
+        p = put64(p, count);
+        p = put64(p, cd_size);
+        p = put64(p, cd_offset);
+        p = put32(p, 0x07064B50u);
+        p = put32(p, 0);
+        p = put64(p, at);
+        p = put32(p, 1);
+    }
+    uint32_t c16 = count >= ZIP_MAX16 ? ZIP_MAX16 : (uint32_t)count;
+    p = put32(p, 0x06054B50u);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put16(p, c16);
+    p = put16(p, c16);
+    p = put32(p, clamp32(cd_size));
+    p = put32(p, clamp32(cd_offset));
+    p = put16(p, 0);
+    return out_write(o, h, (size_t)(p - h), err);
+}
+
+/* ------------------------------------------------------------------ pipeline */
+
+enum { SLOT_EMPTY, SLOT_WORKING, SLOT_READY };
+
+typedef struct aw_slot {
+    int state;
+    sc_code rc;
+    aw_spool spool;
+    sc_error err;
+} aw_slot;
+
+typedef struct aw_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    aw_item *items;
+    size_t n;
+    size_t next;     /* next entry a worker claims */
+    size_t consumed; /* entries the writer has emitted */
+    int deflate_files;
+    int stop;
+    aw_slot slots[AW_WINDOW];
+} aw_pool;
+
+static void *worker(void *arg)
+{
+    aw_pool *pl = arg;
+    pthread_mutex_lock(&pl->mu);
+    for (;;) {
+        while (!pl->stop && pl->next < pl->n && pl->next >= pl->consumed + AW_WINDOW)
+            pthread_cond_wait(&pl->cv, &pl->mu);
+        if (pl->stop || pl->next >= pl->n)
+            break;
+        size_t i = pl->next++;
+        aw_slot *sl = &pl->slots[i % AW_WINDOW];
+        sl->state = SLOT_WORKING;
+        pthread_mutex_unlock(&pl->mu);
+        sc_code rc = prepare(&pl->items[i], pl->deflate_files, &sl->spool, &sl->err);
+        pthread_mutex_lock(&pl->mu);
+        sl->rc = rc;
+        sl->state = SLOT_READY;
+        pthread_cond_broadcast(&pl->cv);
+    }
+    pthread_mutex_unlock(&pl->mu);
+    return NULL;
+}
+
+static sc_code write_entries(aw_item *items, size_t n, int deflate_files, aw_out *o,
+                             sc_error *err)
+{
+    unsigned char *buf = malloc(AW_CHUNK);
+    aw_pool *pl = calloc(1, sizeof *pl);
+    if (buf == NULL || pl == NULL) {
+        free(buf);
+        free(pl);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory writing an archive");
+    }
+    pl->items = items;
+    pl->n = n;
+    pl->deflate_files = deflate_files;
+    pthread_mutex_init(&pl->mu, NULL);
+    pthread_cond_init(&pl->cv, NULL);
+    pthread_t th[AW_WORKERS];
+    int nth = 0;
+    /* Threads only pay off when there is work to do off this thread. */
+    int useful = 0;
+    for (size_t i = 0; i < n && !useful; i++)
+        useful = items[i].e->source != NULL ||
+                 (deflate_files && items[i].e->kind == SC_ARCHIVE_FILE && !items[i].e->stored);
+    for (int t = 0; useful && t < AW_WORKERS && (size_t)t < n; t++)
+        if (pthread_create(&th[nth], NULL, worker, pl) == 0)
+            nth++;
+    sc_code rc = SC_OK;
+    for (size_t i = 0; i < n && rc == SC_OK; i++) {
+        aw_slot *sl = &pl->slots[i % AW_WINDOW];
+        if (nth == 0) {
+            sl->rc = prepare(&items[i], deflate_files, &sl->spool, &sl->err);
+        } else {
+            pthread_mutex_lock(&pl->mu);
+            while (sl->state != SLOT_READY)
+                pthread_cond_wait(&pl->cv, &pl->mu);
+            pthread_mutex_unlock(&pl->mu);
+        }
+        if (sl->rc != SC_OK) {
+            rc = sl->rc;
+            if (err != NULL)
+                *err = sl->err;
+        } else {
+            rc = emit_local(&items[i], &sl->spool, o, buf, err);
+        }
+        spool_free(&sl->spool);
+        pthread_mutex_lock(&pl->mu);
+        sl->state = SLOT_EMPTY;
+        pl->consumed = i + 1;
+        if (rc != SC_OK)
+            pl->stop = 1;
+        pthread_cond_broadcast(&pl->cv);
+        pthread_mutex_unlock(&pl->mu);
+    }
+    pthread_mutex_lock(&pl->mu);
+    pl->stop = 1;
+    pthread_cond_broadcast(&pl->cv);
+    pthread_mutex_unlock(&pl->mu);
+    for (int t = 0; t < nth; t++)
+        pthread_join(th[t], NULL);
+    for (int k = 0; k < AW_WINDOW; k++)
+        spool_free(&pl->slots[k].spool);
+    pthread_cond_destroy(&pl->cv);
+    pthread_mutex_destroy(&pl->mu);
+    free(pl);
+    free(buf);
+    return rc;
+}
+
+sc_code sc_archive_write(const sc_archive_entry *entries, size_t n,
+                         sc_archive_compression compression, const sc_archive_sink *sink,
+                         uint64_t *written, sc_error *err)
+{
+    if (written != NULL)
+        *written = 0;
+    if (sink == NULL || sink->write == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_archive_write: no sink");
+    if (compression != SC_ARCHIVE_DEFLATE && compression != SC_ARCHIVE_STORE)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_archive_write: unknown compression");
+    sc_code rc = sc_archive_check_entries(entries, n, err);
+    if (rc != SC_OK)
+        return rc;
+    aw_item *items = calloc(n ? n : 1, sizeof *items);
+    aw_out o = {sink, malloc(AW_OUT_BUFFER), 0, 0};
+    if (items == NULL || o.buf == NULL) {
+        free(items);
+        free(o.buf);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory writing an archive");
+    }
+    for (size_t i = 0; i < n; i++)
+        items[i].e = &entries[i];
+    qsort(items, n, sizeof *items, item_cmp);
+    rc = write_entries(items, n, compression == SC_ARCHIVE_DEFLATE, &o, err);
+    uint64_t cd_offset = o.total;
+    for (size_t i = 0; i < n && rc == SC_OK; i++)
+        rc = emit_central(&items[i], &o, err);
+    if (rc == SC_OK)
+        rc = emit_end(n, cd_offset, o.total - cd_offset, &o, err);
+    if (rc == SC_OK)
+        rc = out_flush(&o, err);
+    if (rc == SC_OK && written != NULL)
+        *written = o.total;
+    free(items);
+    free(o.buf);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ to a file */
+
+typedef struct aw_file_sink {
+    int fd;
+    const char *path;
+    sc_sha256_ctx sha;
+} aw_file_sink;
+
+static sc_code file_sink_write(void *ctx, const void *buf, size_t len, sc_error *err)
+{
+    aw_file_sink *fs = ctx;
+    sc_code rc = sc_sha256_update(&fs->sha, buf, len, err);
+    const unsigned char *p = buf;
+    while (rc == SC_OK && len > 0) {
+        ssize_t w = write(fs->fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return sc_error_set(err, SC_E_IO, fs->path, "cannot write %s: %s", fs->path,
+                                strerror(w < 0 ? errno : EIO));
+        p += w;
+        len -= (size_t)w;
+    }
+    return rc;
+}
+
+sc_code sc_archive_write_file(const sc_archive_entry *entries, size_t n,
+                              sc_archive_compression compression, const char *out_path,
+                              uint64_t *size, char sha256_hex[65], sc_error *err)
+{
+    if (size != NULL)
+        *size = 0;
+    if (sha256_hex != NULL)
+        sha256_hex[0] = '\0';
+    if (out_path == NULL || out_path[0] == '\0')
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_archive_write_file: no output path");
+    sc_code rc = sc_archive_check_entries(entries, n, err);
+    if (rc != SC_OK)
+        return rc;
+    const char *slash = strrchr(out_path, '/');
+    const char *base = slash != NULL ? slash + 1 : out_path;
+    size_t dlen = slash != NULL ? (size_t)(slash - out_path) : 0;
+    char *dir = malloc(dlen + 2);
+    char *tmp = malloc(dlen + strlen(base) + 16);
+    if (dir == NULL || tmp == NULL) {
+        free(dir);
+        free(tmp);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, out_path, "out of memory writing %s",
+                            out_path);
+    }
+    if (slash == NULL)
+        strcpy(dir, ".");
+    else if (dlen == 0)
+        strcpy(dir, "/");
+    else {
+        memcpy(dir, out_path, dlen);
+        dir[dlen] = '\0';
+    }
+    sprintf(tmp, "%s/.%s.tmp-XXXXXX", dir, base);
+    aw_file_sink fs = {-1, out_path, {0}};
+    fs.fd = mkstemp(tmp);
+    if (fs.fd < 0) {
+        rc = sc_error_set(err, SC_E_IO, out_path, "cannot create a temporary file for %s: %s",
+                          out_path, strerror(errno));
+        free(dir);
+        free(tmp);
+        return rc;
+    }
+    rc = sc_sha256_init(&fs.sha, err);
+    uint64_t total = 0;
+    if (rc == SC_OK) {
+        sc_archive_sink sink = {file_sink_write, &fs};
+        rc = sc_archive_write(entries, n, compression, &sink, &total, err);
+    }
+    unsigned char digest[SC_SHA256_LEN];
+    if (rc == SC_OK)
+        rc = sc_sha256_final(&fs.sha, digest, err);
+    else
+        sc_sha256_abort(&fs.sha);
+    if (rc == SC_OK && (fchmod(fs.fd, 0644) != 0 || fsync(fs.fd) != 0))
+        rc = sc_error_set(err, SC_E_IO, out_path, "cannot finish %s: %s", out_path,
+                          strerror(errno));
+    if (close(fs.fd) != 0 && rc == SC_OK)
+        rc = sc_error_set(err, SC_E_IO, out_path, "cannot close %s: %s", out_path,
+                          strerror(errno));
+    if (rc == SC_OK && rename(tmp, out_path) != 0)
+        rc = sc_error_set(err, SC_E_IO, out_path, "cannot rename into %s: %s", out_path,
+                          strerror(errno));
+    if (rc != SC_OK) {
+        unlink(tmp);
+    } else {
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+            (void)fsync(dfd);
+            close(dfd);
+        }
+        if (size != NULL)
+            *size = total;
+        if (sha256_hex != NULL)
+            sc_hex_lower(digest, SC_SHA256_LEN, sha256_hex);
+    }
+    free(dir);
+    free(tmp);
+    return rc;
+}
