@@ -103,7 +103,8 @@
     /* CUDA ABI audit (appended) */                                          \
     X(SC_E_INVALID_LOCK, "invalid-lock")                                     \
     X(SC_E_INVALID_PIXI_TOML, "invalid-pixi-toml")                           \
-    X(SC_E_AUDIT_FAILED, "audit-failed")
+    X(SC_E_AUDIT_FAILED, "audit-failed")                                     \
+    X(SC_E_INVALID_HOST_FACTS, "invalid-host-facts")
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,
