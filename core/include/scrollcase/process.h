@@ -1,0 +1,52 @@
+/*
+ * process.h — running one child process, without a shell, ever.
+ *
+ * Guarantees (docs/format-v3.md 16.6): the program is execve'd directly with
+ * exactly the given argv and environment, in the given directory; a failure
+ * to start (exec, chdir or descriptor setup in the child) is reported to the
+ * parent through a close-on-exec pipe as spawn-failure, never as an exit
+ * status.  A non-zero exit and a death by signal are results, not errors.
+ * Signal handlers installed for forwarding are installed before fork and the
+ * previous ones restored before returning; the forwarded signals are blocked
+ * across fork so one that arrives before the child's pid is recorded is
+ * kept and forwarded.  The handlers use process-wide state: one
+ * sc_process_run with forward_signals at a time per process.
+ */
+#ifndef SCROLLCASE_PROCESS_H
+#define SCROLLCASE_PROCESS_H
+
+#include "scrollcase/error.h"
+
+/* After a timeout's SIGTERM, how long the child has before SIGKILL. */
+#define SC_PROCESS_KILL_GRACE_SECONDS 5
+
+typedef struct sc_process_spec {
+    const char *program;        /* absolute path, execve'd directly */
+    char *const *argv;          /* argv[0] included, NULL-terminated */
+    char *const *envp;          /* the complete environment, NULL-terminated */
+    const char *cwd;            /* NULL: the caller's */
+    int stdin_fd, stdout_fd, stderr_fd; /* -1: inherit */
+    int timeout_seconds;        /* 0: none; past it: SIGTERM, then SIGKILL after 5 s -> SC_E_TIMEOUT */
+    int forward_signals;        /* forward SIGINT, SIGTERM, SIGHUP received meanwhile to the child */
+    int own_process_group;      /* child in its own group (timeouts kill the group) */
+} sc_process_spec;
+
+typedef struct sc_process_result {
+    int exited;                 /* 1: exit_code valid; 0: killed by term_signal */
+    int exit_code, term_signal;
+    int forwarded_signal;       /* last signal forwarded, 0 if none */
+} sc_process_result;
+
+/*
+ * Run and wait.  exec failure in the child (ENOENT, EACCES, ENOEXEC, ...) ->
+ * SC_E_SPAWN_FAILURE "Box interpreter failed to start: <path>: <strerror>".
+ * A timeout -> SC_E_TIMEOUT with *out describing how the child ended.
+ */
+sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
+                       sc_error *err);
+
+/* "SIGTERM"; "SIG<n>" for one without a name here.  Thread-unsafe for
+ * unknown numbers (a static buffer). */
+const char *sc_signal_name(int sig);
+
+#endif
