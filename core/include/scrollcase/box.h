@@ -1,0 +1,213 @@
+/*
+ * box.h — the consumer operations on a box: open a release, verify its
+ * archive, prepare (extract) it, attach an extracted tree, verify an
+ * extracted tree against the signed payload digest, and the self-test
+ * (docs/format-v3.md 16.1-16.3).
+ *
+ * Guarantees:
+ *  - A release is opened in the order of 9.2 (the trust set given is
+ *    already checked: step 1 belongs to the caller), as a release only;
+ *    then, when a verified revocations payload is given, 13 →
+ *    revoked-release.  Nothing of the archive is read before that.
+ *  - Verify runs 16.1 in order and reports the first failure only: the
+ *    archive exists, its size, its SHA-256 (one streaming pass), the reader's
+ *    inspection (15.2), box.json, agreement (10.4), the entry point, the
+ *    execution's discoverability.  Nothing is written anywhere.
+ *  - Prepare never leaves anything at the destination on failure and always
+ *    removes its stage directory; a destination that exists (lstat, so a
+ *    dangling link counts) is never replaced.  The tree appears at the
+ *    destination by one rename(2).
+ *  - Attach only enumerates and lstats: payload bytes are not read (assets
+ *    excepted, whose bytes are hashed).
+ *  - Self-test runs only on a native host, in a private temporary
+ *    directory that is always removed, under the release's time limit.
+ */
+#ifndef SCROLLCASE_BOX_H
+#define SCROLLCASE_BOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "scrollcase/digest.h"
+#include "scrollcase/envelope.h"
+#include "scrollcase/environment.h"
+#include "scrollcase/error.h"
+#include "scrollcase/json.h"
+#include "scrollcase/run.h"
+#include "scrollcase/target.h"
+#include "scrollcase/trust.h"
+
+/* A verified release.  Owned; sc_release_free.  Zero it before opening. */
+typedef struct sc_release {
+    sc_verified_document doc;           /* doc.payload is the release */
+    sc_target target;
+    char target_id[SC_TARGET_ID_MAX];
+    const char *entry_point;            /* pythonEntryPoint (in doc.payload) */
+    const char *archive_url;            /* archive.url (in doc.payload) */
+    char archive_sha256[SC_SHA256_HEX_LEN + 1];
+    uint64_t archive_size;
+    uint64_t installed_size;            /* installedSizeBytes */
+    char payload_digest[SC_SHA256_HEX_LEN + 1]; /* payloadDigest.sha256 */
+    char **signing_key_ids;             /* every signature's keyId, in order */
+    size_t signing_key_count;
+} sc_release;
+
+/*
+ * Open a signed release file against a checked trust set.  A file that
+ * cannot be read is io-error; then sc_envelope_verify(SC_DOC_RELEASE); then,
+ * if revocations (the payload of a verified revocations document) is not
+ * NULL, sc_revocation_check → revoked-release.
+ */
+sc_code sc_release_open(const char *release_path, const sc_trust *trust,
+                        const sc_json *revocations, sc_release *out, sc_error *err);
+
+/* The same from the envelope's bytes. */
+sc_code sc_release_open_bytes(const char *bytes, size_t len, const sc_trust *trust,
+                              const sc_json *revocations, sc_release *out,
+                              sc_error *err);
+
+void sc_release_free(sc_release *r);
+
+/*
+ * The archive a release names when none is given: the last segment of
+ * archive.url (up to '?' or '#'), in the release file's directory.  A URL
+ * whose last segment is empty, "." or ".." is usage.  Caller frees *out.
+ */
+sc_code sc_release_default_archive(const sc_release *r, const char *release_path,
+                                   char **out, sc_error *err);
+
+/* What verify found (16.1). */
+typedef struct sc_box_report {
+    char box_id[128];
+    char version[128];
+    char target_id[SC_TARGET_ID_MAX];
+    size_t entry_count;                 /* archive entries, every kind */
+    char execution_kind[32];            /* "python-script", "python-module" or "" */
+    size_t required_asset_count;        /* on-demand assets the release names */
+} sc_box_report;
+
+/* 16.1: check an archive against a release.  Reads only. */
+sc_code sc_box_verify(const sc_release *r, const char *archive_path,
+                      sc_box_report *out, sc_error *err);
+
+/* What prepare and attach hand back (16.2, 16.3).  Owned; sc_receipt_free. */
+typedef struct sc_receipt {
+    const char *status;                 /* "prepared" or "attached" (static) */
+    char *root;                         /* absolute, lexical */
+    char *box_id, *model_id, *runtime_id, *version;
+    char target_id[SC_TARGET_ID_MAX];
+    char *python_entry_point;
+    char execution_kind[32];            /* "" when the box is a library */
+    size_t required_asset_count;
+    char **signing_key_ids;
+    size_t signing_key_count;
+    char release_payload_sha256[SC_SHA256_HEX_LEN + 1];
+    char archive_sha256[SC_SHA256_HEX_LEN + 1];
+    uint64_t archive_size;
+    uint64_t installed_size;            /* measured */
+    dev_t dev;
+    ino_t ino;
+    sc_json *environment_report;        /* NULL when none was made */
+} sc_receipt;
+
+void sc_receipt_free(sc_receipt *r);
+
+/*
+ * The receipt as a JSON object: {status, root, boxId, modelId, runtimeId,
+ * version, targetId, pythonEntryPoint, executionKind (null for a library),
+ * requiredAssets, signingKeyIds, releasePayloadSha256, archiveSha256,
+ * archiveSizeBytes, installedSizeBytes, environmentReport?}.  The device
+ * and inode stay private to the process.  NULL on OOM.
+ */
+sc_json *sc_receipt_to_json(const sc_receipt *r);
+
+/*
+ * 16.2: verify the archive and extract it to destination, which must not
+ * exist.  Any target may be prepared on any host.
+ */
+sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
+                       const char *destination, sc_receipt *out, sc_error *err);
+
+/*
+ * The stage directory prepare is using right now, or "" — for a signal
+ * handler of the command, which removes it before exiting.  The pointer is
+ * to static storage and is written before the directory is created.
+ */
+const char *sc_box_prepare_active_stage(void);
+
+/*
+ * Remove a directory tree without following links (nothing outside it is
+ * touched).  A missing path is success.  Async-signal-safe it is not; the
+ * command's handler uses it only to end the process.
+ */
+sc_code sc_box_remove_tree(const char *path, sc_error *err);
+
+/*
+ * 16.3: attach an already-extracted tree.  host is the host environment
+ * (NULL: the process's); full/reveal select the report's mode and whether
+ * host values are shown.
+ */
+sc_code sc_box_attach(const sc_release *r, const char *root, const sc_env_map *host,
+                      int full, int reveal, sc_receipt *out, sc_error *err);
+
+/* What sc_box_verify_extracted found. */
+typedef struct sc_extracted_report {
+    size_t entry_count;                 /* records of the payload list */
+    sc_json *environment_report;        /* owned; NULL when none was made */
+} sc_extracted_report;
+
+void sc_extracted_report_free(sc_extracted_report *r);
+
+/*
+ * Verify an extracted tree against the release's payload digest (14):
+ * attach-root when root is not a real directory, then the payload list and
+ * every listed entry.  No native host needed.
+ */
+sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
+                                const sc_env_map *host, int full, int reveal,
+                                sc_extracted_report *out, sc_error *err);
+
+/*
+ * The self-test (16.1, --self-test): native host only (foreign-target),
+ * extract into a private directory under tmpdir (NULL: $TMPDIR or /tmp),
+ * compare the logical size (installed-size-mismatch) and the payload digest
+ * (payload-mismatch), then run the entry point with -c "<assertion>\nimport
+ * <imports joined by ', '>" in the root, environment host < release <
+ * validation, within selfTest.timeoutSeconds (timeout); a non-zero exit or
+ * a signal → self-test-failed.  The directory is always removed.
+ */
+sc_code sc_box_self_test(const sc_release *r, const char *archive_path,
+                         const char *tmpdir, const sc_env_map *host, sc_error *err);
+
+/*
+ * Install SIGINT and SIGTERM handlers that remove the active prepare stage
+ * (with system calls only) and then end the process by the same signal.
+ * For commands; one prepare at a time per process is covered.
+ */
+void sc_box_prepare_signal_cleanup(void);
+
+/* How to run a box from a private temporary root. */
+typedef struct sc_box_run_options {
+    const char *tmpdir;          /* NULL: $TMPDIR, else /tmp */
+    const sc_env_map *host;      /* NULL: an empty host layer (see run.h) */
+    const sc_env_map *caller;    /* may be NULL */
+    char *const *args;
+    size_t nargs;
+    int full, reveal;            /* environment report mode */
+    int forward_signals;
+    void (*on_prepared)(void *ctx, const sc_receipt *receipt); /* may be NULL */
+    void *ctx;
+} sc_box_run_options;
+
+/*
+ * Prepare into "<tmp>/box" under a fresh private "scrollcase-run-XXXXXX" in
+ * o->tmpdir, run it (sc_run), and remove the temporary root on every path:
+ * success, a non-zero exit, a spawn failure, a forwarded signal, a failed
+ * check.  *out is always initialised (sc_run_result_free).
+ */
+sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
+                             const sc_box_run_options *o, sc_run_result *out,
+                             sc_error *err);
+
+#endif

@@ -1,0 +1,412 @@
+/*
+ * box.c — releases, receipts and the archive check of docs/format-v3.md
+ * 16.1 (verify).  Prepare, attach and the self-test are in prepare.c.
+ *
+ * Guarantees: a release is verified (9.2, as a release) and checked against
+ * the revocations before anything of its archive is touched; the archive is
+ * checked in the order of 16.1 and only read; every buffer has one owner and
+ * is freed on every path.
+ */
+#include "scrollcase/box.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box_internal.h"
+#include "scrollcase/archive_read.h"
+#include "scrollcase/cohort.h"
+#include "scrollcase/execution.h"
+#include "scrollcase/file.h"
+#include "scrollcase/manifest.h"
+
+/* ---- releases ------------------------------------------------------------ */
+
+void sc_release_free(sc_release *r)
+{
+    if (r == NULL)
+        return;
+    sc_verified_document_free(&r->doc);
+    for (size_t i = 0; i < r->signing_key_count; i++)
+        free(r->signing_key_ids[i]);
+    free(r->signing_key_ids);
+    memset(r, 0, sizeof *r);
+}
+
+/* Every signature's keyId of an envelope that has already verified. */
+static sc_code collect_key_ids(const char *bytes, size_t len, sc_release *r,
+                               sc_error *err)
+{
+    sc_json *env = NULL;
+    sc_code c = sc_json_parse(bytes, len, &env, err);
+    if (c != SC_OK)
+        return c;
+    const sc_json *sigs = sc_json_get(env, "signatures");
+    size_t n = sigs != NULL ? sigs->length : 0;
+    if (n > 0) {
+        r->signing_key_ids = calloc(n, sizeof *r->signing_key_ids);
+        if (r->signing_key_ids == NULL) {
+            sc_json_free(env);
+            return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const sc_json *id = sc_json_get(sc_json_at(sigs, i), "keyId");
+        r->signing_key_ids[i] =
+            id != NULL ? sc_box_strndup(id->string, id->length) : sc_box_strndup("", 0);
+        if (r->signing_key_ids[i] == NULL) {
+            sc_json_free(env);
+            return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        }
+        r->signing_key_count = i + 1;
+    }
+    sc_json_free(env);
+    return SC_OK;
+}
+
+static void copy_hex(char dst[SC_SHA256_HEX_LEN + 1], const sc_json *v)
+{
+    const char *s = sc_json_cstr(v);
+    if (s != NULL && strlen(s) == SC_SHA256_HEX_LEN)
+        memcpy(dst, s, SC_SHA256_HEX_LEN + 1);
+    else
+        dst[0] = '\0';
+}
+
+sc_code sc_release_open_bytes(const char *bytes, size_t len, const sc_trust *trust,
+                              const sc_json *revocations, sc_release *out,
+                              sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sc_code c = sc_envelope_verify(bytes, len, trust, SC_DOC_RELEASE, &out->doc, err);
+    if (c != SC_OK) {
+        memset(out, 0, sizeof *out);
+        return c;
+    }
+    const sc_json *p = out->doc.payload;
+    if (revocations != NULL &&
+        (c = sc_revocation_check(p, revocations, err)) != SC_OK)
+        goto fail;
+    if ((c = sc_target_from_json(sc_json_get(p, "target"), "$.target", &out->target,
+                                 err)) != SC_OK)
+        goto fail;
+    sc_target_id(&out->target, out->target_id, sizeof out->target_id);
+    out->entry_point = sc_json_cstr(sc_json_get(p, "pythonEntryPoint"));
+    const sc_json *archive = sc_json_get(p, "archive");
+    out->archive_url = sc_json_cstr(sc_json_get(archive, "url"));
+    copy_hex(out->archive_sha256, sc_json_get(archive, "sha256"));
+    copy_hex(out->payload_digest, sc_json_get(sc_json_get(p, "payloadDigest"), "sha256"));
+    if (out->entry_point == NULL || out->archive_url == NULL ||
+        out->archive_sha256[0] == '\0' || out->payload_digest[0] == '\0' ||
+        !sc_json_uint53(sc_json_get(archive, "sizeBytes"), &out->archive_size) ||
+        !sc_json_uint53(sc_json_get(p, "installedSizeBytes"), &out->installed_size)) {
+        c = sc_error_set(err, SC_E_INTERNAL, NULL,
+                         "a checked release lacks a required member");
+        goto fail;
+    }
+    if ((c = collect_key_ids(bytes, len, out, err)) != SC_OK)
+        goto fail;
+    return SC_OK;
+fail:
+    sc_release_free(out);
+    return c;
+}
+
+sc_code sc_release_open(const char *release_path, const sc_trust *trust,
+                        const sc_json *revocations, sc_release *out, sc_error *err)
+{
+    char *bytes = NULL;
+    size_t len = 0;
+    memset(out, 0, sizeof *out);
+    sc_code c = sc_file_read(release_path, &bytes, &len, NULL, err);
+    if (c != SC_OK)
+        return c;
+    c = sc_release_open_bytes(bytes, len, trust, revocations, out, err);
+    free(bytes);
+    if (c != SC_OK && err != NULL && err->path[0] == '\0')
+        sc_error_prefix(err, release_path);
+    return c;
+}
+
+sc_code sc_release_default_archive(const sc_release *r, const char *release_path,
+                                   char **out, sc_error *err)
+{
+    *out = NULL;
+    const char *url = r->archive_url;
+    size_t end = strcspn(url, "?#");
+    size_t start = end;
+    while (start > 0 && url[start - 1] != '/')
+        start--;
+    size_t n = end - start;
+    if (n == 0 || (n == 1 && url[start] == '.') ||
+        (n == 2 && url[start] == '.' && url[start + 1] == '.') ||
+        memchr(url + start, '\\', n) != NULL)
+        return sc_error_set(err, SC_E_USAGE, "$.archive.url",
+                            "archive.url names no file; give --archive");
+    char *name = sc_box_strndup(url + start, n);
+    if (name == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    const char *slash = strrchr(release_path, '/');
+    char *dir = slash == NULL ? sc_box_strndup(".", 1)
+                              : sc_box_strndup(release_path, (size_t)(slash - release_path) +
+                                                                 (slash == release_path));
+    char *joined = dir != NULL ? sc_path_join(dir, name) : NULL;
+    free(dir);
+    free(name);
+    if (joined == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    *out = joined;
+    return SC_OK;
+}
+
+/* ---- small helpers shared with prepare.c --------------------------------- */
+
+char *sc_box_strndup(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d == NULL)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
+                       sc_code mismatch, sc_error *err)
+{
+    enum { CHUNK = 4 * 1024 * 1024 };
+    unsigned char *buf = malloc(CHUNK);
+    if (buf == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+#ifdef POSIX_FADV_SEQUENTIAL
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    sc_sha256_ctx ctx;
+    sc_code c = sc_sha256_init(&ctx, err);
+    if (c != SC_OK) {
+        free(buf);
+        return c;
+    }
+    off_t at = 0;
+    for (;;) {
+        ssize_t n = pread(fd, buf, CHUNK, at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            sc_sha256_abort(&ctx);
+            free(buf);
+            return sc_error_set(err, SC_E_IO, name, "cannot read the archive: %s",
+                                strerror(e));
+        }
+        if (n == 0)
+            break;
+        if ((c = sc_sha256_update(&ctx, buf, (size_t)n, err)) != SC_OK) {
+            sc_sha256_abort(&ctx);
+            free(buf);
+            return c;
+        }
+        at += n;
+    }
+    free(buf);
+    unsigned char digest[SC_SHA256_LEN];
+    char hex[SC_SHA256_HEX_LEN + 1];
+    if ((c = sc_sha256_final(&ctx, digest, err)) != SC_OK)
+        return c;
+    sc_hex_lower(digest, SC_SHA256_LEN, hex);
+    if (strcmp(hex, r->archive_sha256) == 0)
+        return SC_OK;
+    if (mismatch == SC_E_ARCHIVE_CHANGED)
+        return sc_error_set(err, mismatch, name,
+                            "the archive changed while it was extracted (SHA-256 now %s)",
+                            hex);
+    return sc_error_set(err, mismatch, name,
+                        "the archive's SHA-256 is %s; the release signs %s", hex,
+                        r->archive_sha256);
+}
+
+char *sc_box_absolute(const char *path)
+{
+    char *joined = NULL;
+    if (path[0] == '/') {
+        joined = sc_box_strndup(path, strlen(path));
+    } else {
+        char *cwd = getcwd(NULL, 0);
+        if (cwd == NULL)
+            return NULL;
+        joined = sc_path_join(cwd, path);
+        free(cwd);
+    }
+    if (joined == NULL)
+        return NULL;
+    /* Fold segments in place: "" and "." dropped, ".." pops. */
+    size_t n = strlen(joined);
+    char *out = malloc(n + 2);
+    if (out == NULL) {
+        free(joined);
+        return NULL;
+    }
+    size_t len = 0;
+    const char *p = joined;
+    while (*p != '\0') {
+        while (*p == '/')
+            p++;
+        const char *seg = p;
+        while (*p != '\0' && *p != '/')
+            p++;
+        size_t sl = (size_t)(p - seg);
+        if (sl == 0 || (sl == 1 && seg[0] == '.'))
+            continue;
+        if (sl == 2 && seg[0] == '.' && seg[1] == '.') {
+            while (len > 0 && out[len - 1] != '/')
+                len--;
+            if (len > 0)
+                len--; /* the '/' before the dropped segment */
+            continue;
+        }
+        out[len++] = '/';
+        memcpy(out + len, seg, sl);
+        len += sl;
+    }
+    if (len == 0)
+        out[len++] = '/';
+    out[len] = '\0';
+    free(joined);
+    return out;
+}
+
+/* ---- verify (16.1) ---------------------------------------------------------- */
+
+void sc_box_archive_close(sc_box_archive *a)
+{
+    if (a == NULL)
+        return;
+    if (a->zip != NULL)
+        sc_zip_close(a->zip);
+    if (a->fd >= 0)
+        close(a->fd);
+    a->zip = NULL;
+    a->fd = -1;
+}
+
+static int has_in_zip(void *ctx, const char *path)
+{
+    const sc_zip_entry *e = sc_zip_find((const sc_zip *)ctx, path);
+    return e != NULL && (e->type == SC_ZIP_FILE || e->type == SC_ZIP_LINK);
+}
+
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src != NULL ? src : "");
+}
+
+/* Steps 8-11 on an open, hashed archive. */
+static sc_code check_contents(const sc_release *r, sc_zip *z, const char *name,
+                              sc_error *err)
+{
+    const sc_zip_entry *e = sc_zip_find(z, "box.json");
+    if (e == NULL || e->type != SC_ZIP_FILE)
+        return sc_error_set(err, SC_E_MISSING_BOX_JSON, name,
+                            e == NULL ? "the archive has no box.json"
+                                      : "the archive's box.json is not a regular file");
+    if (e->size > SC_BOX_JSON_MAX_BYTES)
+        return sc_error_set(err, SC_E_INVALID_MANIFEST, "box.json",
+                            "box.json is larger than %d bytes", SC_BOX_JSON_MAX_BYTES);
+    char *bytes = NULL;
+    size_t len = 0;
+    sc_code c = sc_zip_read(z, e, SC_BOX_JSON_MAX_BYTES, &bytes, &len, err);
+    if (c != SC_OK)
+        return c;
+    sc_json *box = NULL;
+    c = sc_manifest_read_box_json(bytes, len, &box, NULL, err);
+    free(bytes);
+    if (c != SC_OK) {
+        if (err != NULL && err->path[0] == '\0')
+            sc_error_prefix(err, "box.json");
+        return c;
+    }
+    c = sc_manifest_agreement(r->doc.payload, box, err);
+    sc_json_free(box);
+    if (c != SC_OK)
+        return c;
+    e = sc_zip_find(z, r->entry_point);
+    if (e == NULL || (e->type != SC_ZIP_FILE && e->type != SC_ZIP_LINK))
+        return sc_error_set(err, SC_E_MISSING_INTERPRETER, r->entry_point,
+                            "the archive is missing its entry point %s", r->entry_point);
+    return sc_execution_check(r->doc.payload, &r->target, has_in_zip, z, err);
+}
+
+sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
+                       sc_box_archive *a, sc_box_report *report, sc_error *err)
+{
+    a->fd = -1;
+    a->zip = NULL;
+    int fd = open(archive_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR || e == ELOOP)
+            return sc_error_set(err, SC_E_ARCHIVE_NOT_FOUND, archive_path,
+                                "archive not found: %s", archive_path);
+        return sc_error_set(err, SC_E_IO, archive_path, "cannot open the archive: %s",
+                            strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return sc_error_set(err, SC_E_ARCHIVE_NOT_FOUND, archive_path,
+                            "the archive is not a regular file: %s", archive_path);
+    }
+    if ((uint64_t)st.st_size != r->archive_size) {
+        close(fd);
+        return sc_error_set(err, SC_E_ARCHIVE_SIZE, archive_path,
+                            "the archive is %llu bytes; the release signs %llu",
+                            (unsigned long long)st.st_size,
+                            (unsigned long long)r->archive_size);
+    }
+    sc_code c = sc_box_hash_fd(fd, archive_path, r, SC_E_ARCHIVE_HASH, err);
+    if (c != SC_OK) {
+        close(fd);
+        return c;
+    }
+    sc_zip *z = NULL;
+    if ((c = sc_zip_open_fd(fd, archive_path, NULL, &z, err)) != SC_OK) {
+        close(fd);
+        return c;
+    }
+    if ((c = check_contents(r, z, archive_path, err)) != SC_OK) {
+        sc_zip_close(z);
+        close(fd);
+        return c;
+    }
+    if (report != NULL) {
+        memset(report, 0, sizeof *report);
+        const sc_json *p = r->doc.payload;
+        copy_text(report->box_id, sizeof report->box_id,
+                  sc_json_cstr(sc_json_get(p, "boxId")));
+        copy_text(report->version, sizeof report->version,
+                  sc_json_cstr(sc_json_get(p, "version")));
+        copy_text(report->target_id, sizeof report->target_id, r->target_id);
+        report->entry_count = sc_zip_count(z);
+        copy_text(report->execution_kind, sizeof report->execution_kind,
+                  sc_json_cstr(sc_json_get(sc_json_get(p, "execution"), "kind")));
+        const sc_json *assets = sc_json_get(p, "assets");
+        report->required_asset_count = assets != NULL ? assets->length : 0;
+    }
+    a->fd = fd;
+    a->zip = z;
+    return SC_OK;
+}
+
+sc_code sc_box_verify(const sc_release *r, const char *archive_path,
+                      sc_box_report *out, sc_error *err)
+{
+    sc_box_archive a;
+    sc_code c = sc_box_inspect(r, archive_path, &a, out, err);
+    if (c == SC_OK)
+        sc_box_archive_close(&a);
+    return c;
+}

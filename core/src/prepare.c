@@ -1,0 +1,855 @@
+/*
+ * prepare.c — prepare, attach, extracted-tree verification, the self-test
+ * and temporary runs (docs/format-v3.md 16.1-16.3, 16.6).
+ *
+ * Guarantees:
+ *  - prepare: the destination is checked absent (lstat) before the archive is
+ *    read, after its parent is created and right before the rename; the tree
+ *    is built in a fresh stage directory beside the destination and appears
+ *    there by one rename that never replaces anything (renameat2
+ *    RENAME_NOREPLACE where the kernel has it); the stage is removed on every
+ *    path, and a failed prepare leaves no destination.  Stale stages of dead
+ *    processes for the same destination name are removed first.
+ *  - The signal cleanup removes the active stage with system calls only
+ *    (openat, getdents64, unlinkat), then lets the signal end the process.
+ *  - attach reads no payload bytes (assets excepted).
+ *  - Temporary directories of the self-test and of temporary runs are
+ *    removed on every path.
+ */
+#include "scrollcase/box.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "box_internal.h"
+#include "scrollcase/assets.h"
+#include "scrollcase/execution.h"
+#include "scrollcase/file.h"
+#include "scrollcase/payload.h"
+#include "scrollcase/process.h"
+#include "scrollcase/run.h"
+
+extern char **environ;
+
+#define STAGE_PREFIX ".scrollcase-prepare-"
+
+static sc_code oom(sc_error *err)
+{
+    return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+}
+
+/* ---- removing trees, with system calls only ------------------------------- */
+
+#ifdef SYS_getdents64
+struct sc_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+#endif
+
+/* Remove name under parent (a link or file is unlinked, never followed). */
+static int remove_at(int parent, const char *name, int depth)
+{
+    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EISDIR && errno != EPERM)
+        return -1;
+    if (depth > 200)
+        return -1;
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    int failed = 0;
+#ifdef SYS_getdents64
+    _Alignas(8) char buf[4096];
+    for (int removed = 1; removed && !failed;) {
+        removed = 0;
+        if (lseek(fd, 0, SEEK_SET) < 0) {
+            failed = 1;
+            break;
+        }
+        for (;;) {
+            long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                failed = 1;
+                break;
+            }
+            if (n == 0)
+                break;
+            for (long off = 0; off < n;) {
+                struct sc_dirent64 *d = (struct sc_dirent64 *)(void *)(buf + off);
+                off += d->d_reclen;
+                const char *s = d->d_name;
+                if (s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
+                    continue;
+                if (remove_at(fd, s, depth + 1) != 0)
+                    failed = 1;
+                else
+                    removed = 1;
+            }
+        }
+    }
+    close(fd);
+#else
+    DIR *dir = fdopendir(fd);
+    if (dir == NULL) {
+        close(fd);
+        return -1;
+    }
+    for (int removed = 1; removed && !failed;) {
+        removed = 0;
+        rewinddir(dir);
+        struct dirent *d;
+        while ((d = readdir(dir)) != NULL) {
+            const char *s = d->d_name;
+            if (s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
+                continue;
+            if (remove_at(dirfd(dir), s, depth + 1) != 0)
+                failed = 1;
+            else
+                removed = 1;
+        }
+    }
+    closedir(dir);
+#endif
+    if (unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+        return -1;
+    return failed ? -1 : 0;
+}
+
+sc_code sc_box_remove_tree(const char *path, sc_error *err)
+{
+    if (remove_at(AT_FDCWD, path, 0) != 0)
+        return sc_error_set(err, SC_E_IO, path, "cannot remove %s: %s", path,
+                            strerror(errno));
+    return SC_OK;
+}
+
+/* ---- the active stage and the signal cleanup ---------------------------------- */
+
+static char g_stage[PATH_MAX];
+static volatile sig_atomic_t g_stage_set;
+
+const char *sc_box_prepare_active_stage(void)
+{
+    return g_stage_set ? g_stage : "";
+}
+
+static void set_stage(const char *path)
+{
+    g_stage_set = 0;
+    if (path != NULL && strlen(path) < sizeof g_stage) {
+        memcpy(g_stage, path, strlen(path) + 1);
+        g_stage_set = 1;
+    }
+}
+
+static void cleanup_handler(int sig)
+{
+    int saved = errno;
+    if (g_stage_set)
+        (void)remove_at(AT_FDCWD, g_stage, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    errno = saved;
+    raise(sig); /* delivered, with its default action, once this returns */
+}
+
+void sc_box_prepare_signal_cleanup(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = cleanup_handler;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- receipts -------------------------------------------------------------- */
+
+void sc_receipt_free(sc_receipt *r)
+{
+    if (r == NULL)
+        return;
+    free(r->root);
+    free(r->box_id);
+    free(r->model_id);
+    free(r->runtime_id);
+    free(r->version);
+    free(r->python_entry_point);
+    for (size_t i = 0; i < r->signing_key_count; i++)
+        free(r->signing_key_ids[i]);
+    free(r->signing_key_ids);
+    sc_json_free(r->environment_report);
+    memset(r, 0, sizeof *r);
+}
+
+static char *dup_member(const sc_json *p, const char *key)
+{
+    const sc_json *v = sc_json_get(p, key);
+    return v != NULL && v->type == SC_JSON_STRING ? sc_box_strndup(v->string, v->length)
+                                                  : sc_box_strndup("", 0);
+}
+
+/* The host layer: the given map, or the process's environment. */
+static sc_code host_map(const sc_env_map *host, sc_env_map *own, const sc_env_map **use,
+                        sc_error *err)
+{
+    memset(own, 0, sizeof *own);
+    if (host != NULL) {
+        *use = host;
+        return SC_OK;
+    }
+    *use = own;
+    return sc_env_map_from_environ(own, environ, err);
+}
+
+/* The report of host < release (receipts, extracted-tree verification). */
+static sc_code environment_report(const sc_release *r, const sc_env_map *host, int full,
+                                  int reveal, sc_json **report, sc_error *err)
+{
+    *report = NULL;
+    sc_env_map own, rel, child;
+    const sc_env_map *h = NULL;
+    memset(&rel, 0, sizeof rel);
+    memset(&child, 0, sizeof child);
+    sc_code c = host_map(host, &own, &h, err);
+    const sc_json *env = sc_json_get(r->doc.payload, "environment");
+    if (c == SC_OK && env != NULL)
+        c = sc_env_map_from_json(&rel, env, "release", err);
+    if (c == SC_OK) {
+        sc_env_layer layers[2] = {{SC_ENV_HOST, h}, {SC_ENV_RELEASE, &rel}};
+        c = sc_env_resolve(layers, 2, &r->target, full, reveal, &child, report, err);
+    }
+    sc_env_map_free(&child);
+    sc_env_map_free(&rel);
+    sc_env_map_free(&own);
+    return c;
+}
+
+static sc_code fill_receipt(const sc_release *r, const char *status, const char *root,
+                            const struct stat *st, uint64_t installed, sc_receipt *out,
+                            sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const sc_json *p = r->doc.payload;
+    out->status = status;
+    out->root = sc_box_strndup(root, strlen(root));
+    out->box_id = dup_member(p, "boxId");
+    out->model_id = dup_member(p, "modelId");
+    out->runtime_id = dup_member(p, "runtimeId");
+    out->version = dup_member(p, "version");
+    out->python_entry_point = dup_member(p, "pythonEntryPoint");
+    if (out->root == NULL || out->box_id == NULL || out->model_id == NULL ||
+        out->runtime_id == NULL || out->version == NULL || out->python_entry_point == NULL)
+        goto nomem;
+    snprintf(out->target_id, sizeof out->target_id, "%s", r->target_id);
+    const char *kind = sc_json_cstr(sc_json_get(sc_json_get(p, "execution"), "kind"));
+    snprintf(out->execution_kind, sizeof out->execution_kind, "%s",
+             kind != NULL ? kind : "");
+    const sc_json *assets = sc_json_get(p, "assets");
+    out->required_asset_count = assets != NULL ? assets->length : 0;
+    if (r->signing_key_count > 0) {
+        out->signing_key_ids = calloc(r->signing_key_count, sizeof *out->signing_key_ids);
+        if (out->signing_key_ids == NULL)
+            goto nomem;
+        for (size_t i = 0; i < r->signing_key_count; i++) {
+            out->signing_key_ids[i] =
+                sc_box_strndup(r->signing_key_ids[i], strlen(r->signing_key_ids[i]));
+            if (out->signing_key_ids[i] == NULL)
+                goto nomem;
+            out->signing_key_count = i + 1;
+        }
+    }
+    memcpy(out->release_payload_sha256, r->doc.payload_sha256, sizeof out->release_payload_sha256);
+    memcpy(out->archive_sha256, r->archive_sha256, sizeof out->archive_sha256);
+    out->archive_size = r->archive_size;
+    out->installed_size = installed;
+    out->dev = st->st_dev;
+    out->ino = st->st_ino;
+    return SC_OK;
+nomem:
+    sc_receipt_free(out);
+    return oom(err);
+}
+
+sc_json *sc_receipt_to_json(const sc_receipt *r)
+{
+    sc_json *o = sc_json_new_object();
+    sc_json *keys = sc_json_new_array();
+    if (o == NULL || keys == NULL) {
+        sc_json_free(o);
+        sc_json_free(keys);
+        return NULL;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < r->signing_key_count; i++)
+        bad |= sc_json_array_append(keys, sc_json_new_string(r->signing_key_ids[i]));
+    bad |= sc_json_object_append(o, "status", sc_json_new_string(r->status));
+    bad |= sc_json_object_append(o, "root", sc_json_new_string(r->root));
+    bad |= sc_json_object_append(o, "boxId", sc_json_new_string(r->box_id));
+    bad |= sc_json_object_append(o, "modelId", sc_json_new_string(r->model_id));
+    bad |= sc_json_object_append(o, "runtimeId", sc_json_new_string(r->runtime_id));
+    bad |= sc_json_object_append(o, "version", sc_json_new_string(r->version));
+    bad |= sc_json_object_append(o, "targetId", sc_json_new_string(r->target_id));
+    bad |= sc_json_object_append(o, "pythonEntryPoint",
+                                 sc_json_new_string(r->python_entry_point));
+    bad |= sc_json_object_append(o, "executionKind",
+                                 r->execution_kind[0] != '\0'
+                                     ? sc_json_new_string(r->execution_kind)
+                                     : sc_json_new_null());
+    bad |= sc_json_object_append(o, "requiredAssets",
+                                 sc_json_new_number((double)r->required_asset_count));
+    bad |= sc_json_object_append(o, "signingKeyIds", keys);
+    bad |= sc_json_object_append(o, "releasePayloadSha256",
+                                 sc_json_new_string(r->release_payload_sha256));
+    bad |= sc_json_object_append(o, "archiveSha256", sc_json_new_string(r->archive_sha256));
+    bad |= sc_json_object_append(o, "archiveSizeBytes",
+                                 sc_json_new_number((double)r->archive_size));
+    bad |= sc_json_object_append(o, "installedSizeBytes",
+                                 sc_json_new_number((double)r->installed_size));
+    if (r->environment_report != NULL) {
+        sc_json *rep = sc_json_copy(r->environment_report);
+        bad |= rep == NULL ? -1 : sc_json_object_append(o, "environmentReport", rep);
+    }
+    if (bad != 0) {
+        sc_json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- prepare (16.2) ----------------------------------------------------------- */
+
+/* existing-destination unless lstat says "no such file". */
+static sc_code destination_absent(const char *dest, sc_error *err)
+{
+    struct stat st;
+    if (lstat(dest, &st) == 0)
+        return sc_error_set(err, SC_E_EXISTING_DESTINATION, dest,
+                            "the destination already exists: %s", dest);
+    if (errno != ENOENT)
+        return sc_error_set(err, SC_E_IO, dest, "cannot look at the destination: %s",
+                            strerror(errno));
+    return SC_OK;
+}
+
+/* mkdir -p of dir (each missing level 0755 before the umask). */
+static sc_code make_parents(char *dir, sc_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return SC_OK;
+        return sc_error_set(err, SC_E_IO, dir, "the destination's parent is not a directory");
+    }
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL && slash != dir) {
+        *slash = '\0';
+        sc_code c = make_parents(dir, err);
+        *slash = '/';
+        if (c != SC_OK)
+            return c;
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return sc_error_set(err, SC_E_IO, dir, "cannot create %s: %s", dir, strerror(errno));
+    return SC_OK;
+}
+
+/*
+ * Remove the stages ".scrollcase-prepare-<base>-<pid>-XXXXXX" in parent
+ * whose pid is no living process (ours counts as living).
+ */
+static void remove_stale_stages(const char *parent, const char *base)
+{
+    DIR *d = opendir(parent);
+    if (d == NULL)
+        return;
+    size_t plen = strlen(STAGE_PREFIX), blen = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, STAGE_PREFIX, plen) != 0 || strncmp(n + plen, base, blen) != 0 ||
+            n[plen + blen] != '-')
+            continue;
+        const char *q = n + plen + blen + 1;
+        char *end = NULL;
+        errno = 0;
+        long pid = strtol(q, &end, 10);
+        if (end == q || errno != 0 || pid <= 0 || *end != '-' || strlen(end + 1) != 6 ||
+            strchr(end + 1, '-') != NULL || q[0] < '1' || q[0] > '9')
+            continue;
+        if ((pid_t)pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        (void)remove_at(dirfd(d), n, 0);
+    }
+    closedir(d);
+}
+
+/* rename that never replaces (RENAME_NOREPLACE where available). */
+static int rename_new(const char *from, const char *to)
+{
+#ifdef SYS_renameat2
+    long rc = syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u /* NOREPLACE */);
+    if (rc == 0)
+        return 0;
+    if (errno != ENOSYS && errno != EINVAL)
+        return -1;
+#endif
+    return rename(from, to);
+}
+
+static sc_code measure_tree(const char *root, sc_payload_list *list, uint64_t *size,
+                            sc_error *err)
+{
+    sc_code c = sc_payload_collect(root, 0, list, err);
+    if (c == SC_OK)
+        c = sc_payload_measure(list, size, err);
+    return c;
+}
+
+sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
+                       const char *destination, sc_receipt *out, sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (destination == NULL || destination[0] == '\0')
+        return sc_error_set(err, SC_E_USAGE, NULL, "a destination is required to prepare a box");
+    char *dest = sc_box_absolute(destination);
+    if (dest == NULL)
+        return oom(err);
+    char *parent = NULL, *stage = NULL, *payload = NULL;
+    sc_box_archive a = {-1, NULL};
+    sc_payload_list list;
+    memset(&list, 0, sizeof list);
+    int installed = 0;
+    sc_code c = destination_absent(dest, err);
+    if (c != SC_OK)
+        goto done;
+    if ((c = sc_box_inspect(r, archive_path, &a, NULL, err)) != SC_OK)
+        goto done;
+    const char *slash = strrchr(dest, '/');
+    const char *base = slash + 1;
+    if (*base == '\0') {
+        c = sc_error_set(err, SC_E_EXISTING_DESTINATION, dest,
+                         "the destination is the file system root");
+        goto done;
+    }
+    parent = sc_box_strndup(dest, slash == dest ? 1 : (size_t)(slash - dest));
+    if (parent == NULL) {
+        c = oom(err);
+        goto done;
+    }
+    if ((c = make_parents(parent, err)) != SC_OK ||
+        (c = destination_absent(dest, err)) != SC_OK)
+        goto done;
+    remove_stale_stages(parent, base);
+    size_t n = strlen(parent) + strlen(STAGE_PREFIX) + strlen(base) + 48;
+    stage = malloc(n);
+    if (stage == NULL) {
+        c = oom(err);
+        goto done;
+    }
+    snprintf(stage, n, "%s/%s%s-%ld-XXXXXX", strcmp(parent, "/") == 0 ? "" : parent,
+             STAGE_PREFIX, base, (long)getpid());
+    if (mkdtemp(stage) == NULL) {
+        c = sc_error_set(err, SC_E_IO, stage, "cannot create the stage directory: %s",
+                         strerror(errno));
+        free(stage);
+        stage = NULL;
+        goto done;
+    }
+    set_stage(stage);
+    payload = sc_path_join(stage, "payload");
+    if (payload == NULL) {
+        c = oom(err);
+        goto done;
+    }
+    if (mkdir(payload, 0700) != 0 || chmod(payload, 0755) != 0) {
+        c = sc_error_set(err, SC_E_IO, payload, "cannot create %s: %s", payload,
+                         strerror(errno));
+        goto done;
+    }
+    if ((c = sc_zip_extract(a.zip, payload, err)) != SC_OK)
+        goto done;
+    uint64_t size = 0;
+    if ((c = measure_tree(payload, &list, &size, err)) != SC_OK)
+        goto done;
+    if (size != r->installed_size) {
+        c = sc_error_set(err, SC_E_INSTALLED_SIZE_MISMATCH, dest,
+                         "the extracted payload is %llu bytes; the release signs %llu",
+                         (unsigned long long)size, (unsigned long long)r->installed_size);
+        goto done;
+    }
+    if ((c = sc_box_hash_fd(a.fd, archive_path, r, SC_E_ARCHIVE_CHANGED, err)) != SC_OK)
+        goto done;
+    struct stat before, after;
+    if (lstat(payload, &before) != 0) {
+        c = sc_error_set(err, SC_E_IO, payload, "cannot stat %s: %s", payload, strerror(errno));
+        goto done;
+    }
+    if ((c = destination_absent(dest, err)) != SC_OK)
+        goto done;
+    if (rename_new(payload, dest) != 0) {
+        int e = errno;
+        c = e == EEXIST || e == ENOTEMPTY
+                ? sc_error_set(err, SC_E_EXISTING_DESTINATION, dest,
+                               "the destination already exists: %s", dest)
+                : sc_error_set(err, SC_E_IO, dest, "cannot move the box into place: %s",
+                               strerror(e));
+        goto done;
+    }
+    installed = 1;
+    if (lstat(dest, &after) != 0 || !S_ISDIR(after.st_mode) || after.st_dev != before.st_dev ||
+        after.st_ino != before.st_ino) {
+        c = sc_error_set(err, SC_E_DESTINATION_CHANGED, dest,
+                         "the prepared destination changed while it was installed");
+        goto done;
+    }
+    if ((c = fill_receipt(r, "prepared", dest, &after, size, out, err)) != SC_OK)
+        goto done;
+    sc_json *report = NULL;
+    if ((c = environment_report(r, NULL, 0, 0, &report, err)) != SC_OK) {
+        sc_receipt_free(out);
+        goto done;
+    }
+    out->environment_report = report;
+done:
+    if (c != SC_OK && installed) {
+        /* Only remove what we installed: the identity must still be ours. */
+        struct stat now;
+        if (lstat(dest, &now) == 0 && c != SC_E_DESTINATION_CHANGED)
+            (void)remove_at(AT_FDCWD, dest, 0);
+    }
+    if (stage != NULL) {
+        (void)remove_at(AT_FDCWD, stage, 0);
+        set_stage(NULL);
+    }
+    sc_payload_list_free(&list);
+    sc_box_archive_close(&a);
+    free(payload);
+    free(stage);
+    free(parent);
+    free(dest);
+    return c;
+}
+
+/* ---- attach (16.3) --------------------------------------------------------------- */
+
+/* Binary search of a sorted collected list. */
+static int has_in_list(void *ctx, const char *path)
+{
+    const sc_payload_list *l = ctx;
+    size_t lo = 0, hi = l->count, n = strlen(path);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const sc_payload_entry *e = &l->entries[mid];
+        size_t m = e->path_len < n ? e->path_len : n;
+        int cmp = memcmp(e->path, path, m);
+        if (cmp == 0)
+            cmp = e->path_len < n ? -1 : e->path_len > n ? 1 : 0;
+        if (cmp == 0)
+            return 1;
+        if (cmp < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+static sc_code root_directory(const char *root, struct stat *st, sc_error *err)
+{
+    if (lstat(root, st) != 0 || !S_ISDIR(st->st_mode))
+        return sc_error_set(err, SC_E_ATTACH_ROOT, root, "%s is not an extracted box directory",
+                            root);
+    return SC_OK;
+}
+
+sc_code sc_box_attach(const sc_release *r, const char *root, const sc_env_map *host,
+                      int full, int reveal, sc_receipt *out, sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *abs = sc_box_absolute(root);
+    if (abs == NULL)
+        return oom(err);
+    sc_payload_list list;
+    memset(&list, 0, sizeof list);
+    struct stat first, last;
+    uint64_t size = 0;
+    sc_code c = root_directory(abs, &first, err);
+    if (c == SC_OK)
+        c = sc_run_native_check(&r->target, err);
+    if (c == SC_OK)
+        c = sc_payload_collect(abs, 0, &list, err);
+    if (c == SC_OK && !has_in_list(&list, r->entry_point))
+        c = sc_error_set(err, SC_E_ATTACH_MISSING_INTERPRETER, r->entry_point,
+                         "the attached box is missing its entry point %s", r->entry_point);
+    if (c == SC_OK)
+        c = sc_execution_check(r->doc.payload, &r->target, has_in_list, &list, err);
+    if (c == SC_OK)
+        c = sc_assets_check(abs, sc_json_get(r->doc.payload, "assets"), err);
+    if (c == SC_OK)
+        c = sc_payload_measure(&list, &size, err);
+    if (c == SC_OK && (lstat(abs, &last) != 0 || !S_ISDIR(last.st_mode) ||
+                       last.st_dev != first.st_dev || last.st_ino != first.st_ino))
+        c = sc_error_set(err, SC_E_ATTACH_ROOT, abs,
+                         "the attached box root changed while it was being checked");
+    if (c == SC_OK)
+        c = fill_receipt(r, "attached", abs, &last, size, out, err);
+    if (c == SC_OK) {
+        sc_json *report = NULL;
+        if ((c = environment_report(r, host, full, reveal, &report, err)) != SC_OK)
+            sc_receipt_free(out);
+        else
+            out->environment_report = report;
+    }
+    sc_payload_list_free(&list);
+    free(abs);
+    return c;
+}
+
+/* ---- extracted trees --------------------------------------------------------------- */
+
+void sc_extracted_report_free(sc_extracted_report *r)
+{
+    if (r == NULL)
+        return;
+    sc_json_free(r->environment_report);
+    memset(r, 0, sizeof *r);
+}
+
+sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
+                                const sc_env_map *host, int full, int reveal,
+                                sc_extracted_report *out, sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *abs = sc_box_absolute(root);
+    if (abs == NULL)
+        return oom(err);
+    struct stat st;
+    sc_code c = root_directory(abs, &st, err);
+    if (c == SC_OK)
+        c = sc_payload_verify_tree(abs, r->payload_digest, &out->entry_count, err);
+    if (c == SC_OK)
+        c = environment_report(r, host, full, reveal, &out->environment_report, err);
+    free(abs);
+    return c;
+}
+
+/* ---- self-test ----------------------------------------------------------------------- */
+
+/* A private directory "<tmpdir>/<prefix>XXXXXX" (caller frees). */
+static sc_code private_dir(const char *tmpdir, const char *prefix, char **out, sc_error *err)
+{
+    *out = NULL;
+    if (tmpdir == NULL || tmpdir[0] == '\0')
+        tmpdir = getenv("TMPDIR");
+    if (tmpdir == NULL || tmpdir[0] == '\0')
+        tmpdir = "/tmp";
+    size_t n = strlen(tmpdir) + strlen(prefix) + 16;
+    char *p = malloc(n);
+    if (p == NULL)
+        return oom(err);
+    snprintf(p, n, "%s/%sXXXXXX", tmpdir, prefix);
+    if (mkdtemp(p) == NULL) {
+        int e = errno;
+        free(p);
+        return sc_error_set(err, SC_E_IO, tmpdir, "cannot create a temporary directory in %s: %s",
+                            tmpdir, strerror(e));
+    }
+    *out = p;
+    return SC_OK;
+}
+
+/* The imports line: "import a, b". */
+static char *self_test_code(const sc_release *r)
+{
+    const char *assertion = sc_target_self_test_assertion(&r->target);
+    const sc_json *imports = sc_json_get(sc_json_get(r->doc.payload, "selfTest"), "pythonImports");
+    size_t n = strlen(assertion) + 16;
+    for (size_t i = 0; imports != NULL && i < imports->length; i++)
+        n += sc_json_at(imports, i)->length + 2;
+    char *code = malloc(n);
+    if (code == NULL)
+        return NULL;
+    size_t len = (size_t)snprintf(code, n, "%s\nimport ", assertion);
+    for (size_t i = 0; imports != NULL && i < imports->length; i++) {
+        const sc_json *m = sc_json_at(imports, i);
+        len += (size_t)snprintf(code + len, n - len, "%s%s", i > 0 ? ", " : "", m->string);
+    }
+    return code;
+}
+
+static sc_code run_self_test(const sc_release *r, const char *root, const sc_env_map *host,
+                             sc_error *err)
+{
+    sc_env_map own, clean, rel, val, child;
+    const sc_env_map *h = NULL;
+    memset(&clean, 0, sizeof clean);
+    memset(&rel, 0, sizeof rel);
+    memset(&val, 0, sizeof val);
+    memset(&child, 0, sizeof child);
+    char **envp = NULL, *code = NULL, *program = NULL;
+    sc_code c = host_map(host, &own, &h, err);
+    if (c == SC_OK)
+        c = sc_env_sanitised_host(h, &clean, err);
+    const sc_json *env = sc_json_get(r->doc.payload, "environment");
+    if (c == SC_OK && env != NULL)
+        c = sc_env_map_from_json(&rel, env, "release", err);
+    size_t nv = 0;
+    const sc_env_pair *pairs = sc_target_validation_environment(&r->target, &nv);
+    for (size_t i = 0; c == SC_OK && i < nv; i++)
+        c = sc_env_map_set(&val, pairs[i].name, pairs[i].value, err);
+    if (c == SC_OK) {
+        sc_env_layer layers[3] = {
+            {SC_ENV_HOST, &clean}, {SC_ENV_RELEASE, &rel}, {SC_ENV_VALIDATION, &val}};
+        c = sc_env_resolve(layers, 3, &r->target, 0, 0, &child, NULL, err);
+    }
+    if (c == SC_OK)
+        c = sc_env_map_to_envp(&child, &envp, err);
+    if (c == SC_OK) {
+        code = self_test_code(r);
+        program = sc_path_join(root, r->entry_point);
+        if (code == NULL || program == NULL)
+            c = oom(err);
+    }
+    if (c == SC_OK) {
+        uint64_t timeout = 180;
+        (void)sc_json_uint53(sc_json_get(sc_json_get(r->doc.payload, "selfTest"),
+                                         "timeoutSeconds"),
+                             &timeout);
+        char *argv[] = {program, (char *)"-c", code, NULL};
+        sc_process_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.program = program;
+        spec.argv = argv;
+        spec.envp = envp;
+        spec.cwd = root;
+        spec.stdin_fd = -1;
+        spec.stdout_fd = STDERR_FILENO; /* the command's stdout stays its own */
+        spec.stderr_fd = -1;
+        spec.timeout_seconds = (int)timeout;
+        spec.forward_signals = 1;
+        spec.own_process_group = 1;
+        sc_process_result res;
+        memset(&res, 0, sizeof res);
+        c = sc_process_run(&spec, &res, err);
+        if (c == SC_OK && !res.exited)
+            c = sc_error_set(err, SC_E_SELF_TEST_FAILED, program,
+                             "the self-test was killed by %s", sc_signal_name(res.term_signal));
+        else if (c == SC_OK && res.exit_code != 0)
+            c = sc_error_set(err, SC_E_SELF_TEST_FAILED, program,
+                             "the self-test exited with status %d", res.exit_code);
+    }
+    sc_env_envp_free(envp);
+    free(code);
+    free(program);
+    sc_env_map_free(&child);
+    sc_env_map_free(&val);
+    sc_env_map_free(&rel);
+    sc_env_map_free(&clean);
+    sc_env_map_free(&own);
+    return c;
+}
+
+sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const char *tmpdir,
+                         const sc_env_map *host, sc_error *err)
+{
+    sc_code c = sc_run_native_check(&r->target, err);
+    if (c != SC_OK)
+        return c;
+    char *tmp = NULL, *box = NULL;
+    if ((c = private_dir(tmpdir, "scrollcase-self-test-", &tmp, err)) != SC_OK)
+        return c;
+    sc_receipt receipt;
+    memset(&receipt, 0, sizeof receipt);
+    sc_payload_list list;
+    memset(&list, 0, sizeof list);
+    box = sc_path_join(tmp, "box");
+    if (box == NULL)
+        c = oom(err);
+    if (c == SC_OK)
+        c = sc_box_prepare(r, archive_path, box, &receipt, err);
+    if (c == SC_OK)
+        c = sc_payload_collect(box, SC_PAYLOAD_HASH, &list, err);
+    char hex[65];
+    if (c == SC_OK)
+        c = sc_payload_digest(&list, hex, err);
+    if (c == SC_OK && strcmp(hex, r->payload_digest) != 0)
+        c = sc_error_set(err, SC_E_PAYLOAD_MISMATCH, archive_path,
+                         "the extracted payload's digest is %s; the release signs %s", hex,
+                         r->payload_digest);
+    if (c == SC_OK)
+        c = run_self_test(r, box, host, err);
+    sc_payload_list_free(&list);
+    sc_receipt_free(&receipt);
+    (void)remove_at(AT_FDCWD, tmp, 0);
+    free(box);
+    free(tmp);
+    return c;
+}
+
+/* ---- temporary runs ------------------------------------------------------------------ */
+
+sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
+                             const sc_box_run_options *o, sc_run_result *out, sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *tmp = NULL, *box = NULL;
+    sc_code c = private_dir(o->tmpdir, "scrollcase-run-", &tmp, err);
+    if (c != SC_OK)
+        return c;
+    sc_receipt receipt;
+    memset(&receipt, 0, sizeof receipt);
+    box = sc_path_join(tmp, "box");
+    if (box == NULL)
+        c = oom(err);
+    if (c == SC_OK)
+        c = sc_box_prepare(r, archive_path, box, &receipt, err);
+    if (c == SC_OK && o->on_prepared != NULL)
+        o->on_prepared(o->ctx, &receipt);
+    if (c == SC_OK) {
+        sc_run_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.root = receipt.root;
+        spec.release = r->doc.payload;
+        spec.target = &r->target;
+        spec.dev = (unsigned long long)receipt.dev;
+        spec.ino = (unsigned long long)receipt.ino;
+        spec.host = o->host;
+        spec.caller = o->caller;
+        spec.args = o->args;
+        spec.nargs = o->nargs;
+        spec.env_report_full = o->full;
+        spec.env_report_values = o->reveal;
+        spec.stdin_fd = spec.stdout_fd = spec.stderr_fd = -1;
+        spec.forward_signals = o->forward_signals;
+        c = sc_run(&spec, out, err);
+    }
+    sc_receipt_free(&receipt);
+    (void)remove_at(AT_FDCWD, tmp, 0);
+    free(box);
+    free(tmp);
+    return c;
+}
