@@ -735,8 +735,12 @@ static sc_code classify(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
         n--;
     sc_error perr;
     if (sc_path_check((const char *)r->name, n, NULL, &perr) != SC_OK)
-        return sc_error_set(err, SC_E_UNSAFE_PATH, z->name, "%s: entry name: %s", z->name,
-                            perr.message);
+    {
+        const char *m = perr.message;
+        if (strncmp(m, "unsafe-path: ", 13) == 0)
+            m += 13;
+        return sc_error_set(err, SC_E_UNSAFE_PATH, z->name, "%s: entry name %s", z->name, m);
+    }
     e->path = malloc(n + 1);
     if (e->path == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
