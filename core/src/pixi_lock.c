@@ -1,0 +1,626 @@
+/*
+ * pixi_lock.c — the pixi.lock reader (pixi_lock.h).
+ *
+ * Guarantees: see the header.  libyaml's events are turned into a JSON tree
+ * (mappings → objects, sequences → arrays, scalars → strings) with the
+ * position of every node kept beside it, then the tree is read as the lock
+ * format.  Environment entries are matched to packages through a sorted
+ * index, never by a nested walk.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "scrollcase/pixi_lock.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "scrollcase/file.h"
+#include "scrollcase/json.h"
+#include "scrollcase/wheel.h"
+
+#define MAX_MEMBERS 100000
+
+typedef struct mark {
+    const sc_json *node;
+    size_t line, col;
+} mark;
+
+typedef struct frame {
+    sc_json *node;
+    char *key; /* mappings: the key whose value comes next */
+} frame;
+
+typedef struct lr {
+    const char *name;
+    sc_error *err;
+    sc_code code;
+    mark *marks;
+    size_t nmarks, capmarks;
+} lr;
+
+static sc_code failv(lr *r, size_t line, size_t col, const char *fmt, va_list ap)
+{
+    if (r->code != SC_OK)
+        return r->code;
+    char msg[256];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (line == 0)
+        r->code = sc_error_set(r->err, SC_E_INVALID_LOCK, r->name, "%s: %s", r->name, msg);
+    else
+        r->code = sc_error_set(r->err, SC_E_INVALID_LOCK, r->name, "%s:%zu:%zu: %s",
+                               r->name, line, col, msg);
+    return r->code;
+}
+
+static sc_code fail_at(lr *r, size_t line, size_t col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static sc_code fail_at(lr *r, size_t line, size_t col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sc_code c = failv(r, line, col, fmt, ap);
+    va_end(ap);
+    return c;
+}
+
+/* Fail naming the position of node (when known). */
+static sc_code fail_node(lr *r, const sc_json *node, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static sc_code fail_node(lr *r, const sc_json *node, const char *fmt, ...)
+{
+    size_t line = 0, col = 0;
+    for (size_t i = 0; node != NULL && i < r->nmarks; i++)
+        if (r->marks[i].node == node) {
+            line = r->marks[i].line;
+            col = r->marks[i].col;
+            break;
+        }
+    va_list ap;
+    va_start(ap, fmt);
+    sc_code c = failv(r, line, col, fmt, ap);
+    va_end(ap);
+    return c;
+}
+
+static sc_code oom(lr *r)
+{
+    if (r->code == SC_OK)
+        r->code = sc_error_set(r->err, SC_E_OUT_OF_MEMORY, r->name,
+                               "out of memory reading %s", r->name);
+    return r->code;
+}
+
+static int add_mark(lr *r, const sc_json *node, const yaml_mark_t *m)
+{
+    if (r->nmarks == r->capmarks) {
+        size_t nc = r->capmarks ? r->capmarks * 2 : 256;
+        mark *nm = realloc(r->marks, nc * sizeof *nm);
+        if (nm == NULL)
+            return -1;
+        r->marks = nm;
+        r->capmarks = nc;
+    }
+    r->marks[r->nmarks].node = node;
+    r->marks[r->nmarks].line = m->line + 1;
+    r->marks[r->nmarks].col = m->column + 1;
+    r->nmarks++;
+    return 0;
+}
+
+/* ---- YAML events → tree ------------------------------------------------ */
+
+static sc_code attach(lr *r, frame *stack, size_t depth, sc_json **root,
+                      sc_json *node, const yaml_mark_t *m)
+{
+    if (add_mark(r, node, m) != 0) {
+        sc_json_free(node);
+        return oom(r);
+    }
+    if (depth == 0) {
+        *root = node;
+        return SC_OK;
+    }
+    frame *top = &stack[depth - 1];
+    if (top->node->type == SC_JSON_ARRAY) {
+        if (top->node->length >= MAX_MEMBERS) {
+            sc_json_free(node);
+            return fail_at(r, m->line + 1, m->column + 1, "sequence longer than %d", MAX_MEMBERS);
+        }
+        if (sc_json_array_append(top->node, node) != 0)
+            return oom(r);
+        return SC_OK;
+    }
+    /* mapping: the node is the value of the pending key */
+    if (top->node->length >= MAX_MEMBERS) {
+        sc_json_free(node);
+        return fail_at(r, m->line + 1, m->column + 1, "mapping larger than %d", MAX_MEMBERS);
+    }
+    int rc = sc_json_object_append(top->node, top->key, node);
+    free(top->key);
+    top->key = NULL;
+    return rc == 0 ? SC_OK : oom(r);
+}
+
+static sc_code build_tree(lr *r, const char *bytes, size_t len, sc_json **out)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return oom(r);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)bytes, len);
+    frame stack[SC_LOCK_MAX_DEPTH + 1];
+    size_t depth = 0;
+    sc_json *root = NULL;
+    int documents = 0, done = 0;
+    while (!done && r->code == SC_OK) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev)) {
+            fail_at(r, parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                    "not YAML: %s", parser.problem ? parser.problem : "parse error");
+            break;
+        }
+        const yaml_mark_t *m = &ev.start_mark;
+        frame *top = depth > 0 ? &stack[depth - 1] : NULL;
+        int wants_key = top != NULL && top->node->type == SC_JSON_OBJECT && top->key == NULL;
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++documents > 1)
+                fail_at(r, m->line + 1, m->column + 1, "more than one YAML document");
+            break;
+        case YAML_ALIAS_EVENT:
+            fail_at(r, m->line + 1, m->column + 1, "aliases are not part of the lock format");
+            break;
+        case YAML_SCALAR_EVENT: {
+            const char *v = (const char *)ev.data.scalar.value;
+            size_t n = ev.data.scalar.length;
+            if (wants_key) {
+                if (memchr(v, '\0', n) != NULL) {
+                    fail_at(r, m->line + 1, m->column + 1, "NUL in a key");
+                    break;
+                }
+                if (sc_json_get(top->node, v) != NULL) {
+                    fail_at(r, m->line + 1, m->column + 1, "key \"%.80s\" appears twice", v);
+                    break;
+                }
+                top->key = strdup(v);
+                if (top->key == NULL)
+                    oom(r);
+                break;
+            }
+            if (depth == 0 && root != NULL) {
+                fail_at(r, m->line + 1, m->column + 1, "more than one top-level node");
+                break;
+            }
+            sc_json *node = sc_json_new_string_len(v, n);
+            if (node == NULL) {
+                oom(r);
+                break;
+            }
+            attach(r, stack, depth, &root, node, m);
+            break;
+        }
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT: {
+            if (wants_key) {
+                fail_at(r, m->line + 1, m->column + 1, "a key that is not a scalar");
+                break;
+            }
+            if (depth == SC_LOCK_MAX_DEPTH) {
+                fail_at(r, m->line + 1, m->column + 1, "nested deeper than %d", SC_LOCK_MAX_DEPTH);
+                break;
+            }
+            if (depth == 0 && root != NULL) {
+                fail_at(r, m->line + 1, m->column + 1, "more than one top-level node");
+                break;
+            }
+            sc_json *node = ev.type == YAML_SEQUENCE_START_EVENT ? sc_json_new_array()
+                                                                 : sc_json_new_object();
+            if (node == NULL) {
+                oom(r);
+                break;
+            }
+            if (attach(r, stack, depth, &root, node, m) != SC_OK)
+                break;
+            stack[depth].node = node;
+            stack[depth].key = NULL;
+            depth++;
+            break;
+        }
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            if (depth > 0) {
+                depth--;
+                free(stack[depth].key);
+                stack[depth].key = NULL;
+            }
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    for (size_t i = 0; i < depth; i++)
+        free(stack[i].key);
+    yaml_parser_delete(&parser);
+    if (r->code != SC_OK) {
+        sc_json_free(root);
+        return r->code;
+    }
+    if (root == NULL)
+        return fail_at(r, 0, 0, "empty document");
+    *out = root;
+    return SC_OK;
+}
+
+/* ---- the tree → the lock ------------------------------------------------ */
+
+static sc_code opt_string(lr *r, const sc_json *obj, const char *key, const char *where,
+                          char **out)
+{
+    const sc_json *v = sc_json_get(obj, key);
+    *out = NULL;
+    if (v == NULL)
+        return SC_OK;
+    if (v->type != SC_JSON_STRING || memchr(v->string, '\0', v->length) != NULL)
+        return fail_node(r, v, "%s.%s must be a string", where, key);
+    *out = strdup(v->string);
+    return *out ? SC_OK : oom(r);
+}
+
+static sc_code opt_strings(lr *r, const sc_json *obj, const char *key, const char *where,
+                           char ***out, size_t *n)
+{
+    const sc_json *v = sc_json_get(obj, key);
+    *out = NULL;
+    *n = 0;
+    if (v == NULL)
+        return SC_OK;
+    if (v->type != SC_JSON_ARRAY)
+        return fail_node(r, v, "%s.%s must be a sequence of strings", where, key);
+    if (v->length == 0)
+        return SC_OK;
+    char **a = calloc(v->length, sizeof *a);
+    if (a == NULL)
+        return oom(r);
+    *out = a;
+    for (const sc_json *e = v->child; e != NULL; e = e->next) {
+        if (e->type != SC_JSON_STRING || memchr(e->string, '\0', e->length) != NULL)
+            return fail_node(r, e, "%s.%s must be a sequence of strings", where, key);
+        a[*n] = strdup(e->string);
+        if (a[*n] == NULL)
+            return oom(r);
+        (*n)++;
+    }
+    return SC_OK;
+}
+
+static void package_free(sc_lock_package *p)
+{
+    free(p->location);
+    free(p->filename);
+    free(p->name);
+    free(p->version);
+    free(p->build);
+    free(p->subdir);
+    free(p->license);
+    for (size_t i = 0; i < p->ndepends; i++)
+        free(p->depends[i]);
+    free(p->depends);
+    for (size_t i = 0; i < p->nrequires_dist; i++)
+        free(p->requires_dist[i]);
+    free(p->requires_dist);
+}
+
+/* The kind and location of a package or an environment entry. */
+static sc_code kind_of(lr *r, const sc_json *e, const char *where, sc_lock_kind *kind,
+                       const char **location)
+{
+    if (e->type != SC_JSON_OBJECT)
+        return fail_node(r, e, "%s must be a mapping", where);
+    const sc_json *c = sc_json_get(e, "conda"), *p = sc_json_get(e, "pypi");
+    if ((c == NULL) == (p == NULL))
+        return fail_node(r, e, "%s must have exactly one of conda and pypi", where);
+    const sc_json *v = c ? c : p;
+    if (v->type != SC_JSON_STRING || v->length == 0 || memchr(v->string, '\0', v->length))
+        return fail_node(r, v, "%s.%s must be a non-empty string", where, c ? "conda" : "pypi");
+    *kind = c ? SC_LOCK_CONDA : SC_LOCK_PYPI;
+    *location = v->string;
+    return SC_OK;
+}
+
+/* The URL directory just above the file: ".../linux-64/x.conda" → "linux-64". */
+static char *url_subdir(const char *location)
+{
+    size_t end = strcspn(location, "?#");
+    size_t s = end;
+    while (s > 0 && location[s - 1] != '/')
+        s--;
+    if (s == 0)
+        return NULL;
+    size_t d = s - 1, b = d;
+    while (b > 0 && location[b - 1] != '/')
+        b--;
+    if (d == b)
+        return NULL;
+    return strndup(location + b, d - b);
+}
+
+static sc_code read_package(lr *r, const sc_json *e, size_t i, sc_lock_package *p)
+{
+    char where[64];
+    snprintf(where, sizeof where, "packages[%zu]", i);
+    const char *loc;
+    if (kind_of(r, e, where, &p->kind, &loc) != SC_OK)
+        return r->code;
+    p->location = strdup(loc);
+    p->filename = sc_location_filename(loc);
+    if (p->location == NULL || p->filename == NULL)
+        return oom(r);
+    if (opt_string(r, e, "name", where, &p->name) != SC_OK ||
+        opt_string(r, e, "version", where, &p->version) != SC_OK ||
+        opt_string(r, e, "license", where, &p->license) != SC_OK ||
+        opt_strings(r, e, "depends", where, &p->depends, &p->ndepends) != SC_OK ||
+        opt_strings(r, e, "requires_dist", where, &p->requires_dist, &p->nrequires_dist) != SC_OK)
+        return r->code;
+    if (p->kind == SC_LOCK_PYPI) {
+        if (p->name == NULL || p->name[0] == '\0' || p->version == NULL || p->version[0] == '\0')
+            return fail_node(r, e, "%s: a pypi package needs name and version", where);
+        return SC_OK;
+    }
+    if (opt_string(r, e, "build", where, &p->build) != SC_OK ||
+        opt_string(r, e, "subdir", where, &p->subdir) != SC_OK)
+        return r->code;
+    if (p->name == NULL || p->version == NULL || p->build == NULL) {
+        char *n, *v, *b;
+        int rc = sc_conda_filename_split(p->filename, &n, &v, &b);
+        if (rc == -2)
+            return oom(r);
+        if (rc == 0)
+            return fail_node(r, sc_json_get(e, "conda"),
+                             "%s: \"%.80s\" is not name-version-build.conda or .tar.bz2",
+                             where, p->filename);
+        if (p->name == NULL) { p->name = n; n = NULL; }
+        if (p->version == NULL) { p->version = v; v = NULL; }
+        if (p->build == NULL) { p->build = b; b = NULL; }
+        free(n);
+        free(v);
+        free(b);
+    }
+    if (p->name[0] == '\0' || p->version[0] == '\0')
+        return fail_node(r, e, "%s: empty name or version", where);
+    if (p->subdir == NULL) {
+        p->subdir = url_subdir(loc);
+        (void)0; /* may stay NULL: a path without a directory */
+    }
+    return SC_OK;
+}
+
+typedef struct idx_entry {
+    sc_lock_kind kind;
+    const char *location;
+    size_t index;
+} idx_entry;
+
+static int idx_cmp(const void *a, const void *b)
+{
+    const idx_entry *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    int c = strcmp(x->location, y->location);
+    if (c != 0)
+        return c;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int idx_find(const idx_entry *idx, size_t n, sc_lock_kind kind, const char *loc,
+                    size_t *found)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = idx[mid].kind != kind ? (idx[mid].kind < kind ? -1 : 1)
+                                      : strcmp(idx[mid].location, loc);
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && idx[lo].kind == kind && strcmp(idx[lo].location, loc) == 0) {
+        *found = idx[lo].index;
+        return 1;
+    }
+    return 0;
+}
+
+static sc_code read_environments(lr *r, const sc_json *envs, sc_pixi_lock *l,
+                                 const idx_entry *idx)
+{
+    if (envs == NULL)
+        return fail_node(r, NULL, "environments is missing");
+    if (envs->type != SC_JSON_OBJECT)
+        return fail_node(r, envs, "environments must be a mapping");
+    if (envs->length > 0) {
+        l->environments = calloc(envs->length, sizeof *l->environments);
+        if (l->environments == NULL)
+            return oom(r);
+    }
+    for (const sc_json *ev = envs->child; ev != NULL; ev = ev->next) {
+        sc_lock_environment *env = &l->environments[l->nenvironments++];
+        env->name = strdup(ev->key);
+        if (env->name == NULL)
+            return oom(r);
+        if (ev->type != SC_JSON_OBJECT)
+            return fail_node(r, ev, "environments.%.60s must be a mapping", ev->key);
+        const sc_json *pk = sc_json_get(ev, "packages");
+        if (pk == NULL)
+            continue;
+        if (pk->type != SC_JSON_OBJECT)
+            return fail_node(r, pk, "environments.%.60s.packages must be a mapping", ev->key);
+        if (pk->length > 0) {
+            env->platforms = calloc(pk->length, sizeof *env->platforms);
+            if (env->platforms == NULL)
+                return oom(r);
+        }
+        for (const sc_json *pl = pk->child; pl != NULL; pl = pl->next) {
+            sc_lock_platform *plat = &env->platforms[env->nplatforms++];
+            plat->platform = strdup(pl->key);
+            if (plat->platform == NULL)
+                return oom(r);
+            if (pl->type != SC_JSON_ARRAY)
+                return fail_node(r, pl, "environments.%.60s.packages.%.60s must be a sequence",
+                                 ev->key, pl->key);
+            if (pl->length == 0)
+                continue;
+            plat->packages = calloc(pl->length, sizeof *plat->packages);
+            if (plat->packages == NULL)
+                return oom(r);
+            for (const sc_json *e = pl->child; e != NULL; e = e->next) {
+                char where[160];
+                snprintf(where, sizeof where, "environments.%.60s.packages.%.60s[%zu]",
+                         ev->key, pl->key, plat->count);
+                sc_lock_kind kind;
+                const char *loc;
+                if (kind_of(r, e, where, &kind, &loc) != SC_OK)
+                    return r->code;
+                size_t at;
+                if (!idx_find(idx, l->npackages, kind, loc, &at))
+                    return fail_node(r, e, "%s names no package of the lock: %.120s", where, loc);
+                plat->packages[plat->count++] = at;
+            }
+        }
+    }
+    return SC_OK;
+}
+
+static sc_code interpret(lr *r, const sc_json *root, sc_pixi_lock *l)
+{
+    if (root->type != SC_JSON_OBJECT)
+        return fail_node(r, root, "the lock must be a mapping");
+    const sc_json *ver = sc_json_get(root, "version");
+    if (ver == NULL)
+        return fail_node(r, root, "version is missing");
+    if (ver->type != SC_JSON_STRING ||
+        (strcmp(ver->string, "5") != 0 && strcmp(ver->string, "6") != 0))
+        return fail_node(r, ver, "lock version must be 5 or 6");
+    l->version = ver->string[0] - '0';
+    const sc_json *pk = sc_json_get(root, "packages");
+    if (pk == NULL)
+        return fail_node(r, root, "packages is missing");
+    if (pk->type != SC_JSON_ARRAY)
+        return fail_node(r, pk, "packages must be a sequence");
+    idx_entry *idx = NULL;
+    if (pk->length > 0) {
+        l->packages = calloc(pk->length, sizeof *l->packages);
+        idx = calloc(pk->length, sizeof *idx);
+        if (l->packages == NULL || idx == NULL) {
+            free(idx);
+            return oom(r);
+        }
+    }
+    for (const sc_json *e = pk->child; e != NULL; e = e->next) {
+        size_t i = l->npackages++;
+        if (read_package(r, e, i, &l->packages[i]) != SC_OK) {
+            free(idx);
+            return r->code;
+        }
+        idx[i].kind = l->packages[i].kind;
+        idx[i].location = l->packages[i].location;
+        idx[i].index = i;
+    }
+    if (l->npackages > 0)
+        qsort(idx, l->npackages, sizeof *idx, idx_cmp);
+    sc_code c = read_environments(r, sc_json_get(root, "environments"), l, idx);
+    free(idx);
+    return c;
+}
+
+void sc_pixi_lock_free(sc_pixi_lock *l)
+{
+    if (l == NULL)
+        return;
+    for (size_t i = 0; i < l->npackages; i++)
+        package_free(&l->packages[i]);
+    free(l->packages);
+    for (size_t i = 0; i < l->nenvironments; i++) {
+        sc_lock_environment *e = &l->environments[i];
+        for (size_t j = 0; j < e->nplatforms; j++) {
+            free(e->platforms[j].platform);
+            free(e->platforms[j].packages);
+        }
+        free(e->platforms);
+        free(e->name);
+    }
+    free(l->environments);
+    free(l);
+}
+
+sc_code sc_pixi_lock_parse(const char *bytes, size_t len, const char *name,
+                           sc_pixi_lock **out, sc_error *err)
+{
+    *out = NULL;
+    sc_error_clear(err);
+    lr r;
+    memset(&r, 0, sizeof r);
+    r.name = name ? name : "pixi.lock";
+    r.err = err;
+    if (len > SC_LOCK_MAX_BYTES)
+        return fail_at(&r, 0, 0, "larger than %zu bytes", SC_LOCK_MAX_BYTES);
+    sc_json *root = NULL;
+    if (build_tree(&r, bytes, len, &root) != SC_OK) {
+        free(r.marks);
+        return r.code;
+    }
+    sc_pixi_lock *l = calloc(1, sizeof *l);
+    if (l == NULL) {
+        oom(&r);
+    } else if (interpret(&r, root, l) != SC_OK) {
+        sc_pixi_lock_free(l);
+        l = NULL;
+    }
+    sc_json_free(root);
+    free(r.marks);
+    if (r.code != SC_OK)
+        return r.code;
+    *out = l;
+    return SC_OK;
+}
+
+sc_code sc_pixi_lock_read(const char *path, sc_pixi_lock **out, sc_error *err)
+{
+    char *bytes = NULL;
+    size_t len = 0;
+    *out = NULL;
+    sc_code c = sc_file_read(path, &bytes, &len, NULL, err);
+    if (c != SC_OK)
+        return c;
+    c = sc_pixi_lock_parse(bytes, len, path, out, err);
+    free(bytes);
+    return c;
+}
+
+const sc_lock_platform *sc_pixi_lock_find(const sc_pixi_lock *l,
+                                          const char *environment,
+                                          const char *platform)
+{
+    for (size_t i = 0; i < l->nenvironments; i++) {
+        if (strcmp(l->environments[i].name, environment) != 0)
+            continue;
+        for (size_t j = 0; j < l->environments[i].nplatforms; j++)
+            if (strcmp(l->environments[i].platforms[j].platform, platform) == 0)
+                return &l->environments[i].platforms[j];
+        return NULL;
+    }
+    return NULL;
+}
