@@ -41,7 +41,9 @@
 
 #define AW_CHUNK ((size_t)256 * 1024) /* read / zlib step */
 #define AW_OUT_BUFFER ((size_t)64 * 1024)
+#ifndef AW_WORKERS
 #define AW_WORKERS 2
+#endif
 #define AW_WINDOW 4 /* entries prepared ahead of the writer */
 
 /* ------------------------------------------------------------------ bytes */
