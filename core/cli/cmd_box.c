@@ -1,0 +1,541 @@
+/*
+ * cmd_box.c — scrollcase verify, prepare, attach and run.
+ *
+ * Argument parsing and printing only: the rules are libscrollcase's
+ * (box.h, run.h, environment.h, envelope.h).  Exit status: 0 success, 1 a
+ * rejection, 2 a usage error; run exits with its child's status, and when
+ * the child was killed by a signal the command raises that signal on itself
+ * once everything is cleaned up.  Progress goes to stderr, results to
+ * stdout.
+ */
+#include "commands.h"
+
+#include "args.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scrollcase/box.h"
+#include "scrollcase/envelope.h"
+#include "scrollcase/environment.h"
+#include "scrollcase/error.h"
+#include "scrollcase/file.h"
+#include "scrollcase/json.h"
+#include "scrollcase/run.h"
+#include "scrollcase/trust.h"
+
+extern char **environ;
+
+static const char verify_help[] =
+    "usage: scrollcase verify RELEASE --trust TRUSTFILE [--archive FILE]\n"
+    "                         [--revocations FILE] [--self-test]\n"
+    "                         [--temporary-directory DIR] [--json]\n"
+    "       scrollcase verify RELEASE --trust TRUSTFILE --extracted DIR [--json]\n"
+    "\n"
+    "Checks that an archive is the box the signed release RELEASE describes\n"
+    "(docs/format-v3.md 16.1): the trust file, the release (9.2), the\n"
+    "revocations if given (13), then the archive's existence, size, SHA-256,\n"
+    "entries, box.json and its agreement with the release, the entry point and\n"
+    "the execution.  The archive defaults to the last segment of archive.url in\n"
+    "RELEASE's directory.  Nothing is written.\n"
+    "\n"
+    "--self-test then extracts the box into a private directory (under\n"
+    "--temporary-directory, else $TMPDIR), recomputes its payload digest and\n"
+    "runs the release's self-test with its time limit (native host only).\n"
+    "--extracted DIR checks an extracted tree against the signed payload list\n"
+    "instead of an archive.  Prints \"ok ...\"; --json prints an object.\n";
+
+static const char prepare_help[] =
+    "usage: scrollcase prepare RELEASE DEST --trust TRUSTFILE [--archive FILE]\n"
+    "                          [--revocations FILE] [--json]\n"
+    "\n"
+    "Verifies the archive as `verify` does and extracts it to DEST, which must\n"
+    "not exist (existing-destination).  The tree is built in a stage directory\n"
+    "beside DEST and renamed into place; on any failure, or on SIGINT/SIGTERM,\n"
+    "the stage is removed and DEST is not created.  Prints the receipt: root,\n"
+    "box, target, signing keys, archive and installed sizes; --json prints it\n"
+    "as an object.  Any target may be prepared on any host.\n";
+
+static const char attach_help[] =
+    "usage: scrollcase attach RELEASE DIR --trust TRUSTFILE [--revocations FILE]\n"
+    "                         [--env-report] [--env-report-values] [--json]\n"
+    "\n"
+    "Adopts an already-extracted tree DIR (docs/format-v3.md 16.3): DIR is a\n"
+    "real directory, the release verifies, the host is native for its target,\n"
+    "the entry point and the execution are present, the on-demand assets\n"
+    "match.  Payload bytes are not read.  Prints the receipt (status\n"
+    "attached); --env-report prints the full environment report,\n"
+    "--env-report-values shows host values in it.\n";
+
+static const char run_help[] =
+    "usage: scrollcase run RELEASE --trust TRUSTFILE [--archive FILE | --prepared DIR]\n"
+    "                      [--env NAME=VALUE]... [--env-report] [--env-report-values]\n"
+    "                      [--temporary-directory DIR] [--revocations FILE]\n"
+    "                      [-- ARGS...]\n"
+    "\n"
+    "Runs the box's declared execution (docs/format-v3.md 16.6) with ARGS after\n"
+    "its default arguments.  With --prepared DIR, the box prepared there;\n"
+    "otherwise the archive is prepared into a private temporary directory\n"
+    "that is removed afterwards whatever happens.  The environment is the\n"
+    "host's, then each --env, then the release's environment (later wins).\n"
+    "Exits with the program's status; if the program was killed by a signal,\n"
+    "the command ends by the same signal.\n";
+
+static int is_ours(const char *cmd)
+{
+    return strcmp(cmd, "verify") == 0 || strcmp(cmd, "prepare") == 0 ||
+           strcmp(cmd, "attach") == 0 || strcmp(cmd, "run") == 0;
+}
+
+const char *sc_cli_box_summary(void)
+{
+    return "  verify RELEASE --trust T [--archive F | --extracted DIR] [--self-test]\n"
+           "                                check a box archive against its signed release\n"
+           "  prepare RELEASE DEST --trust T [--archive F]\n"
+           "                                verify and extract a box to a new directory\n"
+           "  attach RELEASE DIR --trust T  adopt an already-extracted box\n"
+           "  run RELEASE --trust T [--archive F | --prepared DIR] [-- ARGS...]\n"
+           "                                run a box's declared execution\n";
+}
+
+int sc_cli_box_help(const char *cmd)
+{
+    if (cmd == NULL)
+        return -1;
+    if (strcmp(cmd, "verify") == 0)
+        fputs(verify_help, stdout);
+    else if (strcmp(cmd, "prepare") == 0)
+        fputs(prepare_help, stdout);
+    else if (strcmp(cmd, "attach") == 0)
+        fputs(attach_help, stdout);
+    else if (strcmp(cmd, "run") == 0)
+        fputs(run_help, stdout);
+    else
+        return -1;
+    return 0;
+}
+
+/* ---- shared steps ---------------------------------------------------------------- */
+
+/* Trust, revocations, release: 16.1 steps 1-3. */
+static int open_release(const sc_cli_args *a, sc_trust *trust, sc_release *rel)
+{
+    sc_error err;
+    memset(trust, 0, sizeof *trust);
+    memset(rel, 0, sizeof *rel);
+    if (sc_trust_read_file(a->trust, trust, &err) != SC_OK)
+        return sc_cli_report(&err);
+    sc_verified_document rev;
+    memset(&rev, 0, sizeof rev);
+    const char *rev_path = sc_cli_value(a, OPT_REVOCATIONS);
+    if (rev_path != NULL) {
+        char *bytes = NULL;
+        size_t len = 0;
+        sc_code c = sc_file_read(rev_path, &bytes, &len, NULL, &err);
+        if (c == SC_OK)
+            c = sc_envelope_verify(bytes, len, trust, SC_DOC_REVOCATIONS, &rev, &err);
+        free(bytes);
+        if (c != SC_OK) {
+            sc_error_prefix(&err, rev_path);
+            sc_trust_free(trust);
+            return sc_cli_report(&err);
+        }
+    }
+    sc_code c = sc_release_open(a->positional[0], trust, rev.payload, rel, &err);
+    sc_verified_document_free(&rev);
+    if (c != SC_OK) {
+        sc_trust_free(trust);
+        return sc_cli_report(&err);
+    }
+    return 0;
+}
+
+/* The archive: --archive, else the default beside the release. */
+static int archive_path(const sc_cli_args *a, const sc_release *rel, char **out)
+{
+    const char *given = sc_cli_value(a, OPT_ARCHIVE);
+    if (given != NULL) {
+        *out = strdup(given);
+        if (*out == NULL) {
+            sc_error err;
+            sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            return sc_cli_report(&err);
+        }
+        return 0;
+    }
+    sc_error err;
+    if (sc_release_default_archive(rel, a->positional[0], out, &err) != SC_OK)
+        return sc_cli_report(&err);
+    return 0;
+}
+
+/* Print an environment report on stderr when it says something (16.4). */
+static void print_report(const sc_json *report)
+{
+    if (report == NULL)
+        return;
+    const char *mode = sc_json_cstr(sc_json_get(report, "mode"));
+    const sc_json *rc = sc_json_get(report, "releaseVariableCount");
+    const sc_json *cc = sc_json_get(report, "conflictCount");
+    const sc_json *dh = sc_json_get(report, "dangerousHostVariables");
+    int show = (mode != NULL && strcmp(mode, "full") == 0) ||
+               (rc != NULL && rc->number != 0) || (cc != NULL && cc->number != 0) ||
+               (dh != NULL && dh->length != 0);
+    if (!show)
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    sc_error err;
+    if (sc_json_write_compact(report, &text, &len, &err) == SC_OK) {
+        fprintf(stderr, "scrollcase: environment: %.*s\n", (int)len, text);
+        free(text);
+    }
+}
+
+static void print_receipt(const sc_receipt *r, int json)
+{
+    if (json) {
+        sc_cli_print_json(sc_receipt_to_json(r));
+        return;
+    }
+    printf("%s %s\n", r->status, r->root);
+    printf("  box        %s %s %s\n", r->box_id, r->version, r->target_id);
+    printf("  model      %s (runtime %s)\n", r->model_id, r->runtime_id);
+    printf("  execution  %s\n", r->execution_kind[0] ? r->execution_kind : "none");
+    printf("  assets     %zu required\n", r->required_asset_count);
+    printf("  signed by ");
+    for (size_t i = 0; i < r->signing_key_count; i++)
+        printf(" %s", r->signing_key_ids[i]);
+    printf("\n  archive    %s (%llu bytes)\n", r->archive_sha256,
+           (unsigned long long)r->archive_size);
+    printf("  installed  %llu bytes\n", (unsigned long long)r->installed_size);
+    print_report(r->environment_report);
+}
+
+/* ---- verify --------------------------------------------------------------------- */
+
+static int cmd_verify(const sc_cli_args *a)
+{
+    if (a->npositional != 1)
+        return sc_cli_usage_error("%s", "verify takes one RELEASE");
+    if (a->trust == NULL)
+        return sc_cli_usage_error("%s", "verify needs --trust TRUSTFILE");
+    const char *extracted = sc_cli_value(a, OPT_EXTRACTED);
+    if (extracted != NULL && (a->given & (OPT_ARCHIVE | OPT_SELF_TEST)))
+        return sc_cli_usage_error("%s", "--extracted checks a tree: not with --archive or --self-test");
+    int json = (a->given & OPT_JSON) != 0;
+    sc_trust trust;
+    sc_release rel;
+    int rc = open_release(a, &trust, &rel);
+    if (rc != 0)
+        return rc;
+    sc_error err;
+    sc_json *out = NULL;
+    if (extracted != NULL) {
+        sc_extracted_report rep;
+        fprintf(stderr, "scrollcase: checking the extracted tree %s\n", extracted);
+        if (sc_box_verify_extracted(&rel, extracted, NULL, 0, 0, &rep, &err) != SC_OK) {
+            rc = sc_cli_report(&err);
+        } else if (json) {
+            out = sc_json_new_object();
+            if (out != NULL) {
+                sc_json_object_append(out, "status", sc_json_new_string("verified"));
+                sc_json_object_append(out, "root", sc_json_new_string(extracted));
+                sc_json_object_append(out, "boxId",
+                                      sc_json_copy(sc_json_get(rel.doc.payload, "boxId")));
+                sc_json_object_append(out, "version",
+                                      sc_json_copy(sc_json_get(rel.doc.payload, "version")));
+                sc_json_object_append(out, "targetId", sc_json_new_string(rel.target_id));
+                sc_json_object_append(out, "entryCount",
+                                      sc_json_new_number((double)rep.entry_count));
+            }
+            rc = sc_cli_print_json(out);
+        } else {
+            printf("ok %s: %zu listed entries match the signed payload digest\n", extracted,
+                   rep.entry_count);
+        }
+        sc_extracted_report_free(&rep);
+        goto done;
+    }
+    char *archive = NULL;
+    if ((rc = archive_path(a, &rel, &archive)) != 0)
+        goto done;
+    fprintf(stderr, "scrollcase: checking %s (%llu bytes)\n", archive,
+            (unsigned long long)rel.archive_size);
+    sc_box_report rep;
+    if (sc_box_verify(&rel, archive, &rep, &err) != SC_OK) {
+        rc = sc_cli_report(&err);
+        free(archive);
+        goto done;
+    }
+    int self_test = (a->given & OPT_SELF_TEST) != 0;
+    if (self_test) {
+        fprintf(stderr, "scrollcase: self-test of %s\n", rel.target_id);
+        if (sc_box_self_test(&rel, archive, sc_cli_value(a, OPT_TMPDIR), NULL, &err) != SC_OK) {
+            rc = sc_cli_report(&err);
+            free(archive);
+            goto done;
+        }
+    }
+    if (json) {
+        out = sc_json_new_object();
+        if (out != NULL) {
+            sc_json_object_append(out, "status", sc_json_new_string("verified"));
+            sc_json_object_append(out, "archive", sc_json_new_string(archive));
+            sc_json_object_append(out, "boxId", sc_json_new_string(rep.box_id));
+            sc_json_object_append(out, "version", sc_json_new_string(rep.version));
+            sc_json_object_append(out, "targetId", sc_json_new_string(rep.target_id));
+            sc_json_object_append(out, "entryCount", sc_json_new_number((double)rep.entry_count));
+            sc_json_object_append(out, "executionKind",
+                                  rep.execution_kind[0] ? sc_json_new_string(rep.execution_kind)
+                                                        : sc_json_new_null());
+            sc_json_object_append(out, "requiredAssets",
+                                  sc_json_new_number((double)rep.required_asset_count));
+            sc_json_object_append(out, "signedBy", sc_json_new_string(rel.doc.key_id));
+            sc_json_object_append(out, "selfTest", sc_json_new_bool(self_test));
+        }
+        rc = sc_cli_print_json(out);
+    } else {
+        printf("ok %s %s %s: %zu entries, execution %s, %zu required assets, signed by %s%s\n",
+               rep.box_id, rep.version, rep.target_id, rep.entry_count,
+               rep.execution_kind[0] ? rep.execution_kind : "none", rep.required_asset_count,
+               rel.doc.key_id, self_test ? ", self-test passed" : "");
+    }
+    free(archive);
+done:
+    sc_release_free(&rel);
+    sc_trust_free(&trust);
+    return rc;
+}
+
+/* ---- prepare and attach ------------------------------------------------------------ */
+
+static int cmd_prepare(const sc_cli_args *a)
+{
+    if (a->npositional != 2)
+        return sc_cli_usage_error("%s", "prepare takes RELEASE DEST");
+    if (a->trust == NULL)
+        return sc_cli_usage_error("%s", "prepare needs --trust TRUSTFILE");
+    sc_box_prepare_signal_cleanup();
+    sc_trust trust;
+    sc_release rel;
+    int rc = open_release(a, &trust, &rel);
+    if (rc != 0)
+        return rc;
+    char *archive = NULL;
+    if ((rc = archive_path(a, &rel, &archive)) == 0) {
+        sc_error err;
+        sc_receipt r;
+        fprintf(stderr, "scrollcase: preparing %s into %s\n", archive, a->positional[1]);
+        if (sc_box_prepare(&rel, archive, a->positional[1], &r, &err) != SC_OK) {
+            rc = sc_cli_report(&err);
+        } else {
+            print_receipt(&r, (a->given & OPT_JSON) != 0);
+            sc_receipt_free(&r);
+        }
+    }
+    free(archive);
+    sc_release_free(&rel);
+    sc_trust_free(&trust);
+    return rc;
+}
+
+static int cmd_attach(const sc_cli_args *a)
+{
+    if (a->npositional != 2)
+        return sc_cli_usage_error("%s", "attach takes RELEASE DIR");
+    if (a->trust == NULL)
+        return sc_cli_usage_error("%s", "attach needs --trust TRUSTFILE");
+    sc_trust trust;
+    sc_release rel;
+    int rc = open_release(a, &trust, &rel);
+    if (rc != 0)
+        return rc;
+    sc_error err;
+    sc_receipt r;
+    int full = (a->given & (OPT_ENV_REPORT | OPT_ENV_VALUES)) != 0;
+    int reveal = (a->given & OPT_ENV_VALUES) != 0;
+    if (sc_box_attach(&rel, a->positional[1], NULL, full, reveal, &r, &err) != SC_OK) {
+        rc = sc_cli_report(&err);
+    } else {
+        print_receipt(&r, (a->given & OPT_JSON) != 0);
+        sc_receipt_free(&r);
+    }
+    sc_release_free(&rel);
+    sc_trust_free(&trust);
+    return rc;
+}
+
+/* ---- run ------------------------------------------------------------------------------ */
+
+static void on_prepared(void *ctx, const sc_receipt *r)
+{
+    (void)ctx;
+    fprintf(stderr, "scrollcase: prepared %s\n", r->root);
+}
+
+static int cmd_run(const sc_cli_args *a)
+{
+    if (a->npositional != 1)
+        return sc_cli_usage_error("%s", "run takes one RELEASE (arguments for the box go after --)");
+    if (a->trust == NULL)
+        return sc_cli_usage_error("%s", "run needs --trust TRUSTFILE");
+    const char *prepared = sc_cli_value(a, OPT_PREPARED);
+    if (prepared != NULL && (a->given & (OPT_ARCHIVE | OPT_TMPDIR)))
+        return sc_cli_usage_error("%s", "--prepared runs a prepared box: not with --archive or --temporary-directory");
+    sc_error err;
+    sc_env_map host, caller;
+    memset(&host, 0, sizeof host);
+    memset(&caller, 0, sizeof caller);
+    for (int i = 0; i < a->nenv; i++) {
+        const char *eq = strchr(a->env[i], '=');
+        if (eq == NULL || eq == a->env[i]) {
+            sc_env_map_free(&caller);
+            return sc_cli_usage_error("--env takes NAME=VALUE, not %s", a->env[i]);
+        }
+        char *name = strndup(a->env[i], (size_t)(eq - a->env[i]));
+        sc_code c = name != NULL ? sc_env_map_set(&caller, name, eq + 1, &err)
+                                 : sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        free(name);
+        if (c != SC_OK) {
+            sc_env_map_free(&caller);
+            return sc_cli_report(&err);
+        }
+    }
+    if (sc_env_map_from_environ(&host, environ, &err) != SC_OK) {
+        sc_env_map_free(&caller);
+        return sc_cli_report(&err);
+    }
+    sc_trust trust;
+    sc_release rel;
+    int rc = open_release(a, &trust, &rel);
+    if (rc != 0) {
+        sc_env_map_free(&host);
+        sc_env_map_free(&caller);
+        return rc;
+    }
+    int full = (a->given & (OPT_ENV_REPORT | OPT_ENV_VALUES)) != 0;
+    int reveal = (a->given & OPT_ENV_VALUES) != 0;
+    sc_run_result res;
+    memset(&res, 0, sizeof res);
+    sc_code c = SC_OK;
+    char *archive = NULL;
+    if (prepared != NULL) {
+        struct stat st;
+        if (lstat(prepared, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            c = sc_error_set(&err, SC_E_DESTINATION_CHANGED, prepared,
+                             "%s is not a prepared box directory", prepared);
+        } else {
+            char *abs = NULL;
+            if (prepared[0] == '/') {
+                abs = strdup(prepared);
+            } else {
+                char *cwd = getcwd(NULL, 0);
+                abs = cwd != NULL ? sc_path_join(cwd, prepared) : NULL;
+                free(cwd);
+            }
+            if (abs == NULL) {
+                c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            } else {
+                sc_run_spec spec;
+                memset(&spec, 0, sizeof spec);
+                spec.root = abs;
+                spec.release = rel.doc.payload;
+                spec.target = &rel.target;
+                spec.dev = (unsigned long long)st.st_dev;
+                spec.ino = (unsigned long long)st.st_ino;
+                spec.host = &host;
+                spec.caller = &caller;
+                spec.args = a->rest;
+                spec.nargs = (size_t)a->nrest;
+                spec.env_report_full = full;
+                spec.env_report_values = reveal;
+                spec.stdin_fd = spec.stdout_fd = spec.stderr_fd = -1;
+                spec.forward_signals = 1;
+                c = sc_run(&spec, &res, &err);
+                free(abs);
+            }
+        }
+    } else if ((rc = archive_path(a, &rel, &archive)) == 0) {
+        sc_box_run_options o;
+        memset(&o, 0, sizeof o);
+        o.tmpdir = sc_cli_value(a, OPT_TMPDIR);
+        o.host = &host;
+        o.caller = &caller;
+        o.args = a->rest;
+        o.nargs = (size_t)a->nrest;
+        o.full = full;
+        o.reveal = reveal;
+        o.forward_signals = 1;
+        o.on_prepared = on_prepared;
+        fprintf(stderr, "scrollcase: preparing %s in a temporary directory\n", archive);
+        c = sc_box_run_temporary(&rel, archive, &o, &res, &err);
+    }
+    print_report(res.environment_report);
+    if (rc == 0 && c != SC_OK)
+        rc = sc_cli_report(&err);
+    else if (rc == 0)
+        rc = res.exited ? res.exit_code : 0;
+    int sig = (rc == 0 && c == SC_OK && !res.exited) ? res.term_signal : 0;
+    free(archive);
+    sc_run_result_free(&res);
+    sc_release_free(&rel);
+    sc_trust_free(&trust);
+    sc_env_map_free(&host);
+    sc_env_map_free(&caller);
+    if (sig > 0) {
+        /* The child died by a signal: so does the command, after cleanup. */
+        fflush(NULL);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+        return 128 + sig; /* a signal whose default is to continue */
+    }
+    return rc;
+}
+
+/* ---- entry point --------------------------------------------------------------------- */
+
+int sc_cli_box_dispatch(int argc, char **argv, int *status)
+{
+    int at = sc_cli_command_index(argc, argv);
+    if (at == 0 || !is_ours(argv[at]))
+        return 0;
+    const char *cmd = argv[at];
+    unsigned allowed =
+        strcmp(cmd, "verify") == 0
+            ? OPT_TRUST | OPT_ARCHIVE | OPT_EXTRACTED | OPT_SELF_TEST | OPT_REVOCATIONS |
+                  OPT_TMPDIR | OPT_JSON
+        : strcmp(cmd, "prepare") == 0 ? OPT_TRUST | OPT_ARCHIVE | OPT_REVOCATIONS | OPT_JSON
+        : strcmp(cmd, "attach") == 0
+            ? OPT_TRUST | OPT_REVOCATIONS | OPT_ENV_REPORT | OPT_ENV_VALUES | OPT_JSON
+            : OPT_TRUST | OPT_ARCHIVE | OPT_PREPARED | OPT_ENV | OPT_ENV_REPORT |
+                  OPT_ENV_VALUES | OPT_TMPDIR | OPT_REVOCATIONS | OPT_REST;
+    sc_cli_args a;
+    memset(&a, 0, sizeof a);
+    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
+    if (rc != 0)
+        *status = rc;
+    else if (a.help)
+        *status = sc_cli_box_help(cmd);
+    else if (strcmp(cmd, "verify") == 0)
+        *status = cmd_verify(&a);
+    else if (strcmp(cmd, "prepare") == 0)
+        *status = cmd_prepare(&a);
+    else if (strcmp(cmd, "attach") == 0)
+        *status = cmd_attach(&a);
+    else
+        *status = cmd_run(&a);
+    return 1;
+}
