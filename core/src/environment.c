@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrollcase/path.h"
+#include "utf8_internal.h"
+
 #define MASKED "<masked>"
 
 static const char *const source_names[] = {"host", "caller", "release", "validation"};
@@ -219,6 +222,41 @@ static int put_str(sc_json *o, const char *k, const char *v)
     return sc_json_object_append(o, k, sc_json_new_string(v));
 }
 
+/* A host name or value as report text: the report must stay writable JSON,
+ * so a byte that does not start a well-formed UTF-8 sequence is shown as
+ * U+FFFD.  The child's environment keeps the exact bytes. */
+static sc_json *text_json(const char *v)
+{
+    size_t n = strlen(v);
+    if (sc_utf8_valid(v, n))
+        return sc_json_new_string(v);
+    char *t = malloc(3 * n + 1);
+    if (t == NULL)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t l = sc_utf8_sequence_length((const unsigned char *)v + i, n - i);
+        if (l == 0) {
+            memcpy(t + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(t + o, v + i, l);
+            o += l;
+            i += l;
+        }
+    }
+    t[o] = '\0';
+    sc_json *j = sc_json_new_string(t);
+    free(t);
+    return j;
+}
+
+static int put_text(sc_json *o, const char *k, const char *v)
+{
+    return sc_json_object_append(o, k, text_json(v));
+}
+
 static int put_num(sc_json *o, const char *k, size_t v)
 {
     return sc_json_object_append(o, k, sc_json_new_number((double)v));
@@ -253,13 +291,13 @@ static sc_json *variable_json(const variable *v, const entry *es, int reveal)
             break;
         }
         bad |= put_str(s, "source", sc_env_source_name(e->source));
-        bad |= put_str(s, "name", e->name);
-        bad |= put_str(s, "value", shown_value(e, reveal));
+        bad |= put_text(s, "name", e->name);
+        bad |= put_text(s, "value", shown_value(e, reveal));
         bad |= sc_json_array_append(srcs, s);
     }
-    bad |= put_str(o, "name", v->winner->name);
+    bad |= put_text(o, "name", v->winner->name);
     bad |= put_str(o, "source", sc_env_source_name(v->winner->source));
-    bad |= put_str(o, "value", shown_value(v->winner, reveal));
+    bad |= put_text(o, "value", shown_value(v->winner, reveal));
     bad |= put_bool(o, "executionAffecting", v->affecting);
     bad |= put_bool(o, "conflict", v->conflict);
     bad |= sc_json_object_append(o, "sources", srcs);
@@ -291,8 +329,7 @@ static sc_json *build_report(const variable *vars, size_t nv, const entry *es,
         if (v->affecting)
             for (size_t j = 0; j < v->count; j++)
                 if (es[v->first + j].source == SC_ENV_HOST)
-                    bad |= sc_json_array_append(danger,
-                                                sc_json_new_string(es[v->first + j].name));
+                    bad |= sc_json_array_append(danger, text_json(es[v->first + j].name));
         if (full || v->shown) {
             shown++;
             sc_json *vj = variable_json(v, es, reveal);

@@ -232,7 +232,7 @@ sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
             } else if (WIFSIGNALED(st)) {
                 out->term_signal = WTERMSIG(st);
             }
-            out->forwarded_signal = (int)g_forwarded;
+            out->forwarded_signal = spec->forward_signals ? (int)g_forwarded : 0;
             if (timed_out)
                 code = sc_error_set(err, SC_E_TIMEOUT, spec->program,
                                     "%s did not finish within %d seconds", spec->program,

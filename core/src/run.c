@@ -206,6 +206,8 @@ sc_code sc_run(const sc_run_spec *spec, sc_run_result *out, sc_error *err)
         c = sc_env_resolve(layers, nl, t, spec->env_report_full || spec->env_report_values,
                            spec->env_report_values, &child_env, &out->environment_report,
                            err);
+    if (c == SC_OK && spec->on_environment_report != NULL)
+        spec->on_environment_report(spec->report_ctx, out->environment_report);
     if (c == SC_OK)
         c = sc_env_map_to_envp(&child_env, &envp, err);
     if (c == SC_OK) {

@@ -195,6 +195,8 @@ typedef struct run_opts {
     char *const *args;
     size_t nargs;
     int full, values, forward;
+    void (*on_report)(void *ctx, const sc_json *report);
+    void *report_ctx;
 } run_opts;
 
 static sc_code run_box(const box *b, const run_opts *o, sc_run_result *r, sc_error *err)
@@ -217,6 +219,8 @@ static sc_code run_box(const box *b, const run_opts *o, sc_run_result *r, sc_err
         .stdout_fd = -1,
         .stderr_fd = -1,
         .forward_signals = o ? o->forward : 0,
+        .on_environment_report = o ? o->on_report : NULL,
+        .report_ctx = o ? o->report_ctx : NULL,
     };
     sc_error_clear(err);
     sc_code c = sc_run(&s, r, err);
@@ -681,6 +685,38 @@ static void run_environment_is_host_then_caller_then_release(void)
     box_free(&b);
 }
 
+/* The report callback runs before the child: the record does not exist yet. */
+typedef struct report_seen {
+    const box *b;
+    int calls, child_had_run;
+    char mode[16];
+} report_seen;
+
+static void on_report(void *ctx, const sc_json *report)
+{
+    report_seen *s = ctx;
+    s->calls++;
+    s->child_had_run = spawned_record(s->b);
+    snprintf(s->mode, sizeof s->mode, "%s", sc_json_cstr(sc_json_get(report, "mode")));
+}
+
+static void run_reports_environment_before_spawning(void)
+{
+    NEED_NATIVE();
+    box b = box_new("exit 0\n", SCRIPT_EXECUTION);
+    report_seen seen = {&b, 0, 0, ""};
+    run_opts o = {.values = 1, .on_report = on_report, .report_ctx = &seen};
+    sc_run_result r;
+    sc_error err;
+    SC_EXPECT_CODE(run_box(&b, &o, &r, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(seen.calls, 1);
+    CU_ASSERT_EQUAL(seen.child_had_run, 0);
+    CU_ASSERT_STRING_EQUAL(seen.mode, "full"); /* revealing values means a full report */
+    CU_ASSERT(spawned_record(&b));
+    sc_run_result_free(&r);
+    box_free(&b);
+}
+
 static sc_target target_of(const char *id)
 {
     sc_target t;
@@ -908,6 +944,27 @@ static void env_invalid_names_name_their_source(void)
     sc_env_map_free(&good);
     sc_env_map_free(&empty_name);
     sc_env_map_free(&with_eq);
+}
+
+static void env_report_stays_valid_json_for_non_utf8_host_bytes(void)
+{
+    const char *hk[] = {"RAW\xff", "a\xc3(b", NULL};
+    sc_env_map h = envmap(hk), child = {0};
+    sc_env_layer layers[] = {{SC_ENV_HOST, &h}};
+    sc_target t = target_of("linux-x86_64-cpu");
+    sc_json *rep = NULL;
+    sc_error err;
+    SC_EXPECT_CODE(sc_env_resolve(layers, 1, &t, 1, 1, &child, &rep, &err), SC_OK, &err);
+    CU_ASSERT_STRING_EQUAL(sc_env_map_get(&child, "RAW\xff"), "a\xc3(b"); /* exact bytes */
+    char *text = NULL;
+    size_t len;
+    SC_EXPECT_CODE(sc_json_write(rep, &text, &len, &err), SC_OK, &err);
+    CU_ASSERT(text && strstr(text, "a\xef\xbf\xbd(b"));
+    CU_ASSERT(text && strstr(text, "RAW\xef\xbf\xbd"));
+    free(text);
+    sc_json_free(rep);
+    sc_env_map_free(&child);
+    sc_env_map_free(&h);
 }
 
 static void env_map_set_replaces_and_environ_splits_at_first_equals(void)
@@ -1156,12 +1213,14 @@ void register_run_tests(void)
     SC_ADD_TEST(s, assets_hash_refused_before_spawn);
     SC_ADD_TEST(s, assets_unsafe_path_refused);
     SC_ADD_TEST(s, run_environment_is_host_then_caller_then_release);
+    SC_ADD_TEST(s, run_reports_environment_before_spawning);
     SC_ADD_TEST(s, env_child_is_sorted_and_complete);
     SC_ADD_TEST(s, env_report_summary_masks_host_values);
     SC_ADD_TEST(s, env_report_full_reveals_host_values_when_asked);
     SC_ADD_TEST(s, env_report_execution_affecting_needs_a_host_source);
     SC_ADD_TEST(s, env_windows_names_are_case_insensitive);
     SC_ADD_TEST(s, env_invalid_names_name_their_source);
+    SC_ADD_TEST(s, env_report_stays_valid_json_for_non_utf8_host_bytes);
     SC_ADD_TEST(s, env_map_set_replaces_and_environ_splits_at_first_equals);
     SC_ADD_TEST(s, env_sanitised_host_drops_execution_affecting_variables);
     SC_ADD_TEST(s, execution_module_candidates_and_roots);

@@ -33,6 +33,10 @@ typedef struct sc_run_spec {
     int env_report_full, env_report_values; /* report mode full if either; reveal host values if values */
     int stdin_fd, stdout_fd, stderr_fd; /* -1 inherit */
     int forward_signals;
+    /* Called once the environment is resolved, before spawning (may be NULL):
+     * where a CLI prints the report so that it precedes the child's output. */
+    void (*on_environment_report)(void *ctx, const sc_json *report);
+    void *report_ctx;
 } sc_run_spec;
 
 typedef struct sc_run_result {
