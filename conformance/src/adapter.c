@@ -38,6 +38,7 @@
 #include "scrollcase/json.h"
 #include "scrollcase/migrate.h"
 #include "scrollcase/path.h"
+#include "scrollcase/run.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 #include "util.h"
@@ -767,6 +768,18 @@ static int hello(void)
     for (size_t i = 0; i < n; i++)
         sc_json_array_append(ops, ad_must(sc_json_new_string(names[i])));
     ad_put(h, "operations", ops);
+    /* Features of this host the consumer cases may require (README 3.2). */
+    sc_json *features = ad_must(sc_json_new_array());
+    sc_json_array_append(features, ad_must(sc_json_new_string("symlinks")));
+    sc_json_array_append(features, ad_must(sc_json_new_string("posix-processes")));
+    sc_platform platform;
+    sc_arch arch;
+    if (sc_run_host_pair(&platform, &arch) && platform == SC_PLATFORM_LINUX &&
+        arch == SC_ARCH_X86_64)
+        sc_json_array_append(features, ad_must(sc_json_new_string("host-linux-x86_64")));
+    if (access("/usr/bin/python3", X_OK) == 0)
+        sc_json_array_append(features, ad_must(sc_json_new_string("python3-recorder")));
+    ad_put(h, "features", features);
 #ifdef SC_ADAPTER_MUTANT
     sc_mutation_hello(h);
 #endif
