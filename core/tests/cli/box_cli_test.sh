@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# box_cli_test.sh SCROLLCASE SOURCE_DIR — scrollcase verify, prepare, attach
+# and run end to end: a box is built with fixtures/zipfmt.py (the canonical
+# archive model), its release signed with `scrollcase keygen` and `scrollcase
+# sign`, then checked, extracted, adopted and run.  Prints "N passed, N failed".
+set -u
+sc=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+check() { # NAME EXPECTED_STATUS COMMAND...
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [[ $got == "$want" ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: exit $got, expected $want"
+        sed 's/^/  | /' "$tmp/out" "$tmp/err"
+    fi
+}
+
+expect_in() { # NAME FILE TEXT
+    if grep -qF -- "$3" "$2"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $1: \"$3\" not in $(basename "$2")"
+        sed 's/^/  | /' "$2"
+    fi
+}
+
+expect() { # NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: $*"
+    fi
+}
+
+for cmd in verify prepare attach run; do
+    check "help-$cmd" 0 "$sc" "$cmd" --help
+done
+check verify-needs-trust 2 "$sc" verify "$tmp/none.json"
+
+# ---- build the box ---------------------------------------------------------
+# The interpreter stands in for Python: for -c it succeeds; for a script it
+# prints its arguments and exits with the status the box's script names.
+/usr/bin/python3 - "$src/fixtures" "$tmp" <<'PY'
+import hashlib, json, sys
+sys.path.insert(0, sys.argv[1])
+import zipfmt
+out = sys.argv[2]
+python = (b'#!/bin/sh\nif [ "$1" = "-c" ]; then exit 0; fi\n'
+          b'shift\necho "args:$*" "home:$HF_HOME" "cwd:$(pwd)"\n'
+          b'case "$*" in *die*) kill -TERM $$ ;; esac\nexit 5\n')
+files = {
+    "venv/bin/python": (python, True),
+    "app/main.py": (b"print('hello')\n", False),
+}
+target = {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"}
+prov = {"scrollId": "cli-box-linux-x86_64-cpu", "scrollVersion": "1.0.0",
+        "builderRevision": "0123456789abcdef0123456789abcdef01234567",
+        "sourceTreeDirty": False, "sourceRevision": "abc", "pythonVersion": "3.11",
+        "environment": {"source": "prefix", "prefixDigest": "b" * 64},
+        "builder": {"name": "scrollcase", "version": "0.1.0"},
+        "builtAt": "2026-01-01T00:00:00Z"}
+common = {"target": target, "pythonEntryPoint": "venv/bin/python",
+          "modelCacheSubdir": "model-cache/cli-box",
+          "selfTest": {"pythonImports": ["json"], "timeoutSeconds": 30},
+          "environment": {"HF_HOME": "model-cache"},
+          "execution": {"kind": "python-script", "script": "app/main.py",
+                        "defaultArgs": ["--default"]}}
+box = {"schemaVersion": 3, "boxId": "cli-box", "modelId": "cli-model",
+       "runtimeId": "cli-runtime", "version": "1.0.0", **common, "provenance": prov}
+files["box.json"] = ((json.dumps(box, indent=2) + "\n").encode(), False)
+recs = sorted(p.encode() + b"\0f\0" + hashlib.sha256(d).hexdigest().encode() + b"\n"
+              for p, (d, _) in files.items())
+stream = b"sha256-path-list-v1\n" + b"".join(recs)
+installed = sum(len(d) for d, _ in files.values())
+entries = [{"path": p, "kind": "file", "data": d, "executable": x} for p, (d, x) in files.items()]
+entries.append({"path": "payload-digest.v1", "kind": "file", "data": stream})
+archive = zipfmt.canonical(entries, compression="store")
+open(out + "/cli-box.zip", "wb").write(archive)
+release = {"schemaVersion": 3, "kind": "scrollcase.box.release", "boxId": "cli-box",
+           "modelId": "cli-model", "runtimeId": "cli-runtime", "version": "1.0.0",
+           "target": target, "compatibility": {},
+           "archive": {"format": "zip", "url": "https://example.com/boxes/cli-box.zip",
+                       "sha256": hashlib.sha256(archive).hexdigest(),
+                       "sizeBytes": len(archive)},
+           "installedSizeBytes": installed,
+           "payloadDigest": {"format": "sha256-path-list-v1",
+                             "sha256": hashlib.sha256(stream).hexdigest()},
+           **common, "provenance": prov}
+open(out + "/release.json", "w").write(json.dumps(release, indent=2) + "\n")
+bad = dict(release, installedSizeBytes=installed + 1)
+open(out + "/release-bad-size.json", "w").write(json.dumps(bad, indent=2) + "\n")
+PY
+mkdir -p "$tmp/rel"
+check keygen 0 "$sc" --keys-dir "$tmp/keys" keygen
+check sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/release.json" --out "$tmp/rel/release.signed.json"
+check sign-bad 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/release-bad-size.json" --out "$tmp/bad.signed.json"
+trust=$tmp/keys/signing-public.json
+rel=$tmp/rel/release.signed.json
+zip=$tmp/cli-box.zip
+
+# ---- verify ----------------------------------------------------------------
+check verify 0 "$sc" verify "$rel" --trust "$trust" --archive "$zip"
+expect_in verify-line "$tmp/out" "ok cli-box 1.0.0 linux-x86_64-cpu: 4 entries, execution python-script"
+check verify-json 0 "$sc" verify "$rel" --trust "$trust" --archive "$zip" --json
+expect_in verify-json-status "$tmp/out" '"status": "verified"'
+check verify-default-archive-missing 1 "$sc" verify "$rel" --trust "$trust"
+expect_in verify-default-archive-code "$tmp/err" "error[archive-not-found]"
+cp "$zip" "$tmp/rel/cli-box.zip"
+check verify-default-archive 0 "$sc" verify "$rel" --trust "$trust"
+check verify-self-test 0 "$sc" verify "$rel" --trust "$trust" --archive "$zip" --self-test \
+    --temporary-directory "$tmp"
+expect_in verify-self-test-line "$tmp/out" "self-test passed"
+printf 'x' >>"$tmp/rel/cli-box.zip"
+check verify-size 1 "$sc" verify "$rel" --trust "$trust"
+expect_in verify-size-code "$tmp/err" "error[archive-size]"
+printf '{"keys":[]}' >"$tmp/empty-trust.json"
+check verify-untrusted 1 "$sc" verify "$rel" --trust "$tmp/empty-trust.json" --archive "$zip"
+expect_in verify-untrusted-code "$tmp/err" "error[invalid-signature]"
+cat >"$tmp/revocations.json" <<'JSON'
+{"schemaVersion": 3, "kind": "scrollcase.box.revocations", "updatedAt": "2026-02-01T00:00:00Z",
+ "revocations": [{"boxId": "cli-box", "version": "1.0.0", "reason": "bad weights",
+                  "revokedAt": "2026-02-01T00:00:00Z"}]}
+JSON
+check sign-revocations 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/revocations.json" --out "$tmp/revocations.signed.json"
+check verify-revoked 1 "$sc" verify "$rel" --trust "$trust" --archive "$zip" --revocations "$tmp/revocations.signed.json"
+expect_in verify-revoked-code "$tmp/err" "error[revoked-release]"
+
+# ---- prepare ---------------------------------------------------------------
+check prepare 0 "$sc" prepare "$rel" "$tmp/boxes/one" --trust "$trust" --archive "$zip"
+expect_in prepare-line "$tmp/out" "prepared $tmp/boxes/one"
+expect prepare-tree test -x "$tmp/boxes/one/venv/bin/python"
+check prepare-existing 1 "$sc" prepare "$rel" "$tmp/boxes/one" --trust "$trust" --archive "$zip"
+expect_in prepare-existing-code "$tmp/err" "error[existing-destination]"
+check prepare-json 0 "$sc" prepare "$rel" "$tmp/boxes/two" --trust "$trust" --archive "$zip" --json
+expect_in prepare-json-status "$tmp/out" '"status": "prepared"'
+check prepare-size 1 "$sc" prepare "$tmp/bad.signed.json" "$tmp/boxes/three" --trust "$trust" --archive "$zip"
+expect_in prepare-size-code "$tmp/err" "error[installed-size-mismatch]"
+expect prepare-size-nothing-left test ! -e "$tmp/boxes/three"
+expect prepare-no-stage test -z "$(ls -A "$tmp/boxes" | grep scrollcase-prepare)"
+
+# ---- verify --extracted, attach ----------------------------------------------
+check verify-extracted 0 "$sc" verify "$rel" --trust "$trust" --extracted "$tmp/boxes/one"
+echo changed >"$tmp/boxes/two/app/main.py"
+check verify-extracted-changed 1 "$sc" verify "$rel" --trust "$trust" --extracted "$tmp/boxes/two"
+expect_in verify-extracted-code "$tmp/err" "error[payload-mismatch]"
+check attach 0 "$sc" attach "$rel" "$tmp/boxes/one" --trust "$trust" --env-report
+expect_in attach-line "$tmp/out" "attached $tmp/boxes/one"
+expect_in attach-report "$tmp/err" "HF_HOME"
+check attach-root 1 "$sc" attach "$rel" "$tmp/boxes/none" --trust "$trust"
+expect_in attach-root-code "$tmp/err" "error[attach-root]"
+
+# ---- run ---------------------------------------------------------------------
+mkdir -p "$tmp/runs"
+check run-temporary 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
+    --temporary-directory "$tmp/runs" -- "a b" c
+expect_in run-args "$tmp/out" "args:--default a b c home:model-cache"
+expect run-temporary-cleaned test -z "$(ls -A "$tmp/runs")"
+check run-prepared 5 "$sc" run "$rel" --trust "$trust" --prepared "$tmp/boxes/one" --env HF_HOME=mine -- x
+expect_in run-prepared-args "$tmp/out" "args:--default x home:model-cache cwd:$tmp/boxes/one"
+bash -c '"$@"; echo "status $?" >"'"$tmp"'/sig"' _ "$sc" run "$rel" --trust "$trust" --archive "$zip" \
+    --temporary-directory "$tmp/runs" -- die >/dev/null 2>&1
+expect_in run-signal-reraised "$tmp/sig" "status 143"
+expect run-signal-cleaned test -z "$(ls -A "$tmp/runs")"
+check run-bad-env 2 "$sc" run "$rel" --trust "$trust" --archive "$zip" --env NOEQUALS
+
+echo "$passed passed, $failed failed"
+[[ $failed == 0 ]]
