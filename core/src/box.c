@@ -155,8 +155,21 @@ sc_code sc_release_default_archive(const sc_release *r, const char *release_path
                               : sc_box_strndup(release_path, (size_t)(slash - release_path) +
                                                                  (slash == release_path));
     char *joined = dir != NULL ? sc_path_join(dir, name) : NULL;
-    free(dir);
     free(name);
+    struct stat st;
+    if (joined != NULL && lstat(joined, &st) != 0) {
+        /* Section 11's name, <archive.sha256>.zip, when it is there. */
+        char hashed[SC_SHA256_HEX_LEN + 5];
+        snprintf(hashed, sizeof hashed, "%s.zip", r->archive_sha256);
+        char *alt = sc_path_join(dir, hashed);
+        if (alt != NULL && lstat(alt, &st) == 0) {
+            free(joined);
+            joined = alt;
+        } else {
+            free(alt);
+        }
+    }
+    free(dir);
     if (joined == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
     *out = joined;

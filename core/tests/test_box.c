@@ -374,6 +374,15 @@ static void default_archive_is_url_basename_beside_release(void)
     CU_ASSERT_STRING_EQUAL(path, want);
     free(want);
     free(path);
+    /* Absent under the URL's name but present as <sha256>.zip (section 11). */
+    char hashed[80];
+    snprintf(hashed, sizeof hashed, "%s.zip", f.rel.archive_sha256);
+    want = cat(f.dir, hashed);
+    CU_ASSERT_FATAL(rename(f.archive, want) == 0);
+    SC_EXPECT_CODE(sc_release_default_archive(&f.rel, f.release_path, &path, &err), SC_OK, &err);
+    CU_ASSERT_STRING_EQUAL(path, want);
+    free(want);
+    free(path);
     sc_release_free(&f.rel);
     o.archive_url = "https://cdn.example.com/boxes/";
     sc_test_rmtree(f.dir);

@@ -71,7 +71,8 @@ void sc_release_free(sc_release *r);
 
 /*
  * The archive a release names when none is given: the last segment of
- * archive.url (up to '?' or '#'), in the release file's directory.  A URL
+ * archive.url (up to '?' or '#'), in the release file's directory; when
+ * that does not exist but "<archive.sha256>.zip" there does, that one.  A URL
  * whose last segment is empty, "." or ".." is usage.  Caller frees *out.
  */
 sc_code sc_release_default_archive(const sc_release *r, const char *release_path,
