@@ -261,6 +261,7 @@ static sc_code invalid_list(sc_error *err, const char *path, const char *what)
 sc_code sc_payload_serialize(const sc_payload_list *list, char **stream, size_t *len,
                              sc_error *err)
 {
+    sc_error_clear(err);
     if (list == NULL || stream == NULL || len == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_serialize: no list or output");
     *stream = NULL;
@@ -333,6 +334,7 @@ sc_code sc_payload_serialize(const sc_payload_list *list, char **stream, size_t 
 
 sc_code sc_payload_digest(const sc_payload_list *list, char hex[65], sc_error *err)
 {
+    sc_error_clear(err);
     if (hex == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_digest: no output");
     char *s = NULL;
@@ -347,6 +349,7 @@ sc_code sc_payload_digest(const sc_payload_list *list, char hex[65], sc_error *e
 
 sc_code sc_payload_measure(const sc_payload_list *list, uint64_t *size, sc_error *err)
 {
+    sc_error_clear(err);
     if (list == NULL || size == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_measure: no list or output");
     uint64_t sum = 0;
@@ -365,6 +368,7 @@ sc_code sc_payload_measure(const sc_payload_list *list, uint64_t *size, sc_error
 sc_code sc_payload_write_list(const char *root, const sc_payload_list *list, char hex[65],
                               sc_error *err)
 {
+    sc_error_clear(err);
     if (root == NULL || hex == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_write_list: no root or output");
     char *s = NULL;
@@ -392,6 +396,7 @@ sc_code sc_payload_write_list(const char *root, const sc_payload_list *list, cha
 
 sc_code sc_payload_parse(const char *bytes, size_t len, sc_payload_list *out, sc_error *err)
 {
+    sc_error_clear(err);
     if (out == NULL || (bytes == NULL && len > 0))
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_parse: no input or output");
     sc_payload_list list = {NULL, 0, 0};
@@ -782,6 +787,7 @@ static sc_code hash_files(walker *w)
 
 sc_code sc_payload_collect(const char *root, unsigned flags, sc_payload_list *out, sc_error *err)
 {
+    sc_error_clear(err);
     if (root == NULL || out == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_collect: no root or output");
     struct stat st;
@@ -1031,6 +1037,7 @@ static sc_code read_list(int rootfd, const char *shown, char **bytes, size_t *le
 sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
                                size_t *entry_count, sc_error *err)
 {
+    sc_error_clear(err);
     if (root == NULL || expected_sha256 == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_verify_tree: no root or digest");
     if (!sc_is_lower_hex(expected_sha256, strlen(expected_sha256), 64))
