@@ -12,6 +12,8 @@
 
 #include "util.h"
 
+#include "scrollcase/base64.h"
+
 typedef enum {
     M_NONE,
     M_ACCEPT_DEPRECATED,
@@ -27,7 +29,10 @@ typedef enum {
     M_LAX_PAYLOAD_HASH,
     M_AGREEMENT_IGNORES_ENVIRONMENT,
     M_COHORT_BUCKET_SHIFT,
-    M_IGNORE_REVOCATIONS
+    M_IGNORE_REVOCATIONS,
+    M_PREPARE_OVERWRITES_DESTINATION,
+    M_SIGNAL_AS_EXIT_STATUS,
+    M_RUN_IGNORES_RELEASE_ENVIRONMENT
 } mutation;
 
 static const struct {
@@ -48,6 +53,9 @@ static const struct {
     {"agreement-ignores-environment", M_AGREEMENT_IGNORES_ENVIRONMENT},
     {"cohort-bucket-shift", M_COHORT_BUCKET_SHIFT},
     {"ignore-revocations", M_IGNORE_REVOCATIONS},
+    {"prepare-overwrites-destination", M_PREPARE_OVERWRITES_DESTINATION},
+    {"signal-as-exit-status", M_SIGNAL_AS_EXIT_STATUS},
+    {"run-ignores-release-environment", M_RUN_IGNORES_RELEASE_ENVIRONMENT},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -223,6 +231,58 @@ static int shift_bucket(sc_json *output)
     return sc_json_object_set(output, "bucket", sc_json_new_number(next));
 }
 
+static int is_run(const sc_adapter_ctx *ctx)
+{
+    return strcmp(ctx->operation, "box-run") == 0 ||
+           strcmp(ctx->operation, "box-run-temporary") == 0;
+}
+
+/* A death by signal n reported as exit status 128 + n, the way a shell
+ * reports it: the port lost the distinction. */
+static int signal_as_exit(sc_json *output)
+{
+    const char *sig = sc_json_cstr(member(output, "signal"));
+    if (sig == NULL)
+        return 0;
+    int n = strcmp(sig, "SIGTERM") == 0 ? 15 : strcmp(sig, "SIGINT") == 0 ? 2 : 1;
+    if (sc_json_object_set(output, "exitCode", sc_json_new_number(128 + n)) != 0)
+        return -1;
+    return sc_json_object_set(output, "signal", sc_json_new_null());
+}
+
+/* The child's environment without the variables the release declares: the
+ * port forgot the release layer (read from the case's release.json). */
+static int drop_release_environment(const sc_adapter_ctx *ctx, sc_json *output)
+{
+    sc_json *env = member(output, "effectiveEnvironment");
+    if (env == NULL || env->type != SC_JSON_OBJECT)
+        return 0;
+    sc_buf path = {0};
+    sc_buf_printf(&path, "%s/release.json", ctx->case_dir);
+    sc_json *envelope = NULL, *payload = NULL;
+    sc_error err;
+    sc_error_clear(&err);
+    sc_code code = sc_json_parse_file(path.data, &envelope, &err);
+    sc_buf_free(&path);
+    if (code != SC_OK)
+        return 0;
+    const sc_json *b64 = member(envelope, "payloadBase64");
+    if (b64 != NULL && b64->type == SC_JSON_STRING) {
+        unsigned char *bytes = sc_xmalloc(b64->length + 1);
+        size_t n = 0;
+        if (sc_base64_decode(b64->string, b64->length, bytes, b64->length, &n) &&
+            sc_json_parse((const char *)bytes, n, &payload, &err) != SC_OK)
+            payload = NULL;
+        free(bytes);
+    }
+    const sc_json *declared = member(payload, "environment");
+    for (const sc_json *v = declared != NULL ? declared->child : NULL; v != NULL; v = v->next)
+        sc_json_object_remove(env, v->key);
+    sc_json_free(payload);
+    sc_json_free(envelope);
+    return 0;
+}
+
 int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
 {
     int is_resolve = strcmp(ctx->operation, "scroll-resolve") == 0;
@@ -265,6 +325,12 @@ int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output
                    : 0;
     case M_IGNORE_REVOCATIONS:
         return swallow(code, output, SC_E_REVOKED_RELEASE);
+    case M_PREPARE_OVERWRITES_DESTINATION:
+        return swallow(code, output, SC_E_EXISTING_DESTINATION);
+    case M_SIGNAL_AS_EXIT_STATUS:
+        return *code == SC_OK && is_run(ctx) ? signal_as_exit(*output) : 0;
+    case M_RUN_IGNORES_RELEASE_ENVIRONMENT:
+        return *code == SC_OK && is_run(ctx) ? drop_release_environment(ctx, *output) : 0;
     case M_MIGRATE_NOOP:
         return *code == SC_OK && strcmp(ctx->operation, "scroll-migrate") == 0
                    ? migrate_noop(ctx, *output)
