@@ -254,6 +254,18 @@ sc_code sc_host_facts_read_file(const char *path, sc_host_facts *h, sc_error *er
     return c;
 }
 
+sc_code sc_host_facts_set_app_version(sc_host_facts *h, const char *version,
+                                      sc_error *err)
+{
+    size_t n = version != NULL ? strlen(version) : 0;
+    if (n == 0)
+        return bad_facts(err, "hostAppVersion", "must be non-empty text without NUL");
+    if (n >= sizeof h->host_app_version)
+        return bad_facts(err, "hostAppVersion", "is too long");
+    memcpy(h->host_app_version, version, n + 1);
+    return SC_OK;
+}
+
 /* ---- live facts (18.2) ----------------------------------------------------- */
 
 static void lower_into(char *out, size_t size, const char *s)

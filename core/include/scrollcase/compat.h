@@ -75,6 +75,14 @@ sc_code sc_host_facts_read_file(const char *path, sc_host_facts *h, sc_error *er
 sc_code sc_host_facts_gather(const sc_gpu_probe_options *probe, sc_host_facts *h,
                              sc_error *err);
 
+/*
+ * Replace the host application version (--host-app-version, the case
+ * argument): non-empty text without NUL, shorter than SC_HOST_TEXT_MAX
+ * bytes, else invalid-host-facts.
+ */
+sc_code sc_host_facts_set_app_version(sc_host_facts *h, const char *version,
+                                      sc_error *err);
+
 /* The facts as a host-facts document (what --host-facts reads). */
 sc_json *sc_host_facts_json(const sc_host_facts *h);
 
