@@ -533,18 +533,42 @@ static int apply_edits(boxcall *b, const char *root)
 
 /* ---- operations ------------------------------------------------------------------- */
 
+static int dir_is_empty(const char *path);
+
+/* The self-test in a private directory under <work>/tmp, which it must
+ * leave empty. */
+static int self_test(boxcall *b, result *r)
+{
+    char *tmp = sc_xjoin(b->work, "tmp");
+    int rc = 0;
+    if (mkdir(tmp, 0700) != 0)
+        rc = ad_fail(EXIT_ADAPTER, "mkdir %s: %s", tmp, strerror(errno));
+    if (rc == 0) {
+        r->code = sc_box_self_test(&b->rel, b->archive, tmp, &b->host, &r->err);
+        if (!dir_is_empty(tmp))
+            rc = ad_fail(EXIT_ADAPTER, "the self-test left something in %s", tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
 static int op_box_verify(kase *k, result *r)
 {
-    static const char *const names[] = {COMMON_ARGS, NULL};
+    static const char *const names[] = {COMMON_ARGS, "selfTest", NULL};
     boxcall b;
+    int with_self_test = 0;
     int rc = setup(k, &b, names);
+    if (rc == 0)
+        rc = bool_arg(k, "selfTest", &with_self_test);
     if (rc == 0)
         rc = open_release(&b, r);
     if (rc == 0 && r->code == SC_OK) {
         sc_box_report rep;
         memset(&rep, 0, sizeof rep);
         r->code = sc_box_verify(&b.rel, b.archive, &rep, &r->err);
-        if (r->code == SC_OK) {
+        if (r->code == SC_OK && with_self_test)
+            rc = self_test(&b, r);
+        if (rc == 0 && r->code == SC_OK) {
             r->out = ad_must(sc_json_new_object());
             ad_put(r->out, "status", ad_must(sc_json_new_string("verified")));
             ad_put(r->out, "boxId", str_or_null(rep.box_id));
@@ -555,6 +579,8 @@ static int op_box_verify(kase *k, result *r)
             ad_put(r->out, "executionKind", str_or_null(rep.execution_kind));
             ad_put(r->out, "requiredAssetCount",
                    ad_must(sc_json_new_number((double)rep.required_asset_count)));
+            if (with_self_test)
+                ad_put(r->out, "selfTest", ad_must(sc_json_new_string("passed")));
         }
     }
     boxcall_free(&b);
