@@ -732,6 +732,50 @@ static void test_source_must_be_a_regular_file(void)
     free(dir);
 }
 
+/* A sink that shortens a source file the first time it is called. */
+typedef struct shrink_sink {
+    const char *path;
+    off_t to;
+    int calls;
+} shrink_sink;
+
+static sc_code shrink_write(void *ctx, const void *buf, size_t len, sc_error *err)
+{
+    (void)buf;
+    (void)len;
+    (void)err;
+    shrink_sink *s = ctx;
+    if (s->calls++ == 0)
+        CU_ASSERT_EQUAL(truncate(s->path, s->to), 0);
+    return SC_OK;
+}
+
+static void test_source_that_changes_while_written_is_an_io_error(void)
+{
+    /* A stored source is read twice (CRC, then copy).  The first bytes
+     * reach the sink after the first 256 KiB of the copy were read; the
+     * sink then cuts the file, so the copy runs short. */
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char *src = join2(dir, "grows-and-shrinks");
+    size_t len = 600 * 1024;
+    unsigned char *data = calloc(1, len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+    put_file(src, data, len);
+    sc_archive_entry e = file_entry("a.bin", "");
+    e.source = src;
+    shrink_sink s = {src, 300 * 1024, 0};
+    sc_archive_sink sink = {shrink_write, &s};
+    sc_error err;
+    SC_EXPECT_CODE(sc_archive_write(&e, 1, SC_ARCHIVE_STORE, &sink, NULL, &err), SC_E_IO, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, src);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "changed while being archived"));
+    free(data);
+    free(src);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
 /* ---- ZIP64 -------------------------------------------------------------------- */
 
 /* n empty in-memory entries "d/NNNNNN"; the archive in m. */
@@ -1031,6 +1075,7 @@ void register_archive_write_tests(void)
     SC_ADD_TEST(s, test_write_file_reports_size_and_sha256_of_the_bytes);
     SC_ADD_TEST(s, test_failed_write_leaves_nothing_at_the_output_path);
     SC_ADD_TEST(s, test_source_must_be_a_regular_file);
+    SC_ADD_TEST(s, test_source_that_changes_while_written_is_an_io_error);
     SC_ADD_TEST(s, test_zip64_end_records_only_from_65535_entries);
     SC_ADD_TEST(s, test_zip64_fields_for_an_entry_over_4_gib);
     SC_ADD_TEST(s, test_store_bytes_equal_the_python_model);
