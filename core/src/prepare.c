@@ -528,12 +528,12 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
     }
     if ((c = fill_receipt(r, "prepared", dest, &after, size, out, err)) != SC_OK)
         goto done;
+    /* The report is diagnostic: a host environment it cannot resolve does
+     * not undo a prepared box; the receipt then carries none. */
     sc_json *report = NULL;
-    if ((c = environment_report(r, NULL, 0, 0, &report, err)) != SC_OK) {
-        sc_receipt_free(out);
-        goto done;
-    }
-    out->environment_report = report;
+    sc_error ignored;
+    if (environment_report(r, NULL, 0, 0, &report, &ignored) == SC_OK)
+        out->environment_report = report;
 done:
     if (c != SC_OK && installed) {
         /* Only remove what we installed: the identity must still be ours. */

@@ -682,7 +682,7 @@ static pid_t fork_prepare(fx *f, const char *dest, int with_cleanup)
         sc_error err;
         sc_receipt rc;
         sc_code c = sc_box_prepare(&f->rel, f->archive, dest, &rc, &err);
-        _exit(c == SC_OK ? 0 : 1);
+        _exit((int)c); /* SC_OK is 0 */
     }
     return pid;
 }
@@ -731,6 +731,35 @@ static void prepare_sigterm_removes_the_stage(void)
     waitpid(pid, &status, 0);
     CU_ASSERT(staged);
     CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    CU_ASSERT(!exists(dest));
+    CU_ASSERT_EQUAL(count_prefixed(f.dir, ".scrollcase-prepare-"), 0);
+    free(dest);
+    fx_free(&f);
+}
+
+static void prepare_archive_changed_during_extraction(void)
+{
+    if (skip_large("archive changed mid-extraction"))
+        return;
+    box_opts o = PLAIN;
+    o.big_size = (uint64_t)200 * 1024 * 1024;
+    fx f;
+    build(&f, &o);
+    char *dest = cat(f.dir, "box");
+    struct stat st;
+    CU_ASSERT_FATAL(stat(f.archive, &st) == 0);
+    pid_t pid = fork_prepare(&f, dest, 0);
+    int staged = wait_for_stage(f.dir, pid);
+    /* In place (same file), in the central directory the reader has already
+     * read: the last byte of the last entry's name, just before the
+     * 22-byte end record. */
+    poke(f.archive, st.st_size - 23, 'x');
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CU_ASSERT(staged);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == SC_E_ARCHIVE_CHANGED);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != SC_E_ARCHIVE_CHANGED)
+        fprintf(stderr, "\n  prepare ended with status %d\n", status);
     CU_ASSERT(!exists(dest));
     CU_ASSERT_EQUAL(count_prefixed(f.dir, ".scrollcase-prepare-"), 0);
     free(dest);
@@ -1039,6 +1068,7 @@ void register_consumer_tests(void)
     SC_ADD_TEST(s, prepare_on_a_full_disk_is_io_error_and_leaves_nothing);
     SC_ADD_TEST(s, prepare_killed_mid_extraction_leaves_no_destination);
     SC_ADD_TEST(s, prepare_sigterm_removes_the_stage);
+    SC_ADD_TEST(s, prepare_archive_changed_during_extraction);
     SC_ADD_TEST(s, attach_accepts_a_prepared_tree_and_ignores_extra_files);
     SC_ADD_TEST(s, attach_root_must_be_a_real_directory);
     SC_ADD_TEST(s, attach_missing_interpreter);
