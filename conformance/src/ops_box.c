@@ -777,13 +777,30 @@ static int run_out(const boxcall *b, const sc_run_result *res, const sc_json *re
     return put_report(b, r->out, res->environment_report);
 }
 
+/* The same tree under the same name, but another directory: a copy takes
+ * the root's place (its device and inode change). */
+static int replace_root(const char *dest)
+{
+    char msg[512];
+    size_t n = strlen(dest) + 6;
+    char *copy = sc_xmalloc(n);
+    snprintf(copy, n, "%s.copy", dest);
+    int rc = 0;
+    if (sc_copytree(dest, copy, msg, sizeof msg) != 0)
+        rc = ad_fail(EXIT_ADAPTER, "copy %s: %s", dest, msg);
+    else if (sc_rmtree(dest) != 0 || rename(copy, dest) != 0)
+        rc = ad_fail(EXIT_ADAPTER, "replace %s: %s", dest, strerror(errno));
+    free(copy);
+    return rc;
+}
+
 static int op_box_run(kase *k, result *r)
 {
-    static const char *const names[] = {COMMON_ARGS, "afterPrepare", "attach", "env", "args",
-                                        NULL};
+    static const char *const names[] = {COMMON_ARGS, "afterPrepare", "attach", "replaceRoot",
+                                        "env", "args", NULL};
     boxcall b;
     char *dest = NULL, *record_path = NULL;
-    int attach = 0, fd = -1;
+    int attach = 0, replace = 0, fd = -1;
     sc_receipt prepared, attached;
     sc_run_result res;
     sc_json *record = NULL;
@@ -794,11 +811,15 @@ static int op_box_run(kase *k, result *r)
     if (rc == 0)
         rc = bool_arg(k, "attach", &attach);
     if (rc == 0)
+        rc = bool_arg(k, "replaceRoot", &replace);
+    if (rc == 0)
         rc = open_release(&b, r);
     if (rc == 0 && r->code == SC_OK)
         rc = prepare(&b, 0, &prepared, r, &dest);
     if (rc == 0 && r->code == SC_OK)
         rc = apply_edits(&b, dest);
+    if (rc == 0 && r->code == SC_OK && replace)
+        rc = replace_root(dest);
     const sc_receipt *use = &prepared;
     if (rc == 0 && r->code == SC_OK && attach) {
         r->code = sc_box_attach(&b.rel, dest, &b.host, b.full, b.reveal, &attached, &r->err);
