@@ -274,6 +274,7 @@ static int cmd_verify(const sc_cli_args *a)
     }
     int self_test = (a->given & OPT_SELF_TEST) != 0;
     if (self_test) {
+        sc_box_prepare_signal_cleanup();
         fprintf(stderr, "scrollcase: self-test of %s\n", rel.target_id);
         if (sc_box_self_test(&rel, archive, sc_cli_value(a, OPT_TMPDIR), NULL, &err) != SC_OK) {
             rc = sc_cli_report(&err);
@@ -472,6 +473,7 @@ static int cmd_run(const sc_cli_args *a)
         o.reveal = reveal;
         o.forward_signals = 1;
         o.on_prepared = on_prepared;
+        sc_box_prepare_signal_cleanup();
         fprintf(stderr, "scrollcase: preparing %s in a temporary directory\n", archive);
         c = sc_box_run_temporary(&rel, archive, &o, &res, &err);
     }

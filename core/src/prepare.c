@@ -10,8 +10,9 @@
  *    RENAME_NOREPLACE where the kernel has it); the stage is removed on every
  *    path, and a failed prepare leaves no destination.  Stale stages of dead
  *    processes for the same destination name are removed first.
- *  - The signal cleanup removes the active stage with system calls only
- *    (openat, getdents64, unlinkat), then lets the signal end the process.
+ *  - The signal cleanup removes the active stage (and the private root of a
+ *    self-test or temporary run) with system calls only (openat,
+ *    getdents64, unlinkat), then lets the signal end the process.
  *  - attach reads no payload bytes (assets excepted).
  *  - Temporary directories of the self-test and of temporary runs are
  *    removed on every path.
@@ -145,6 +146,9 @@ sc_code sc_box_remove_tree(const char *path, sc_error *err)
 
 static char g_stage[PATH_MAX];
 static volatile sig_atomic_t g_stage_set;
+/* The private temporary root of a self-test or temporary run, if any. */
+static char g_tmp_root[PATH_MAX];
+static volatile sig_atomic_t g_tmp_root_set;
 
 const char *sc_box_prepare_active_stage(void)
 {
@@ -160,11 +164,22 @@ static void set_stage(const char *path)
     }
 }
 
+static void set_tmp_root(const char *path)
+{
+    g_tmp_root_set = 0;
+    if (path != NULL && strlen(path) < sizeof g_tmp_root) {
+        memcpy(g_tmp_root, path, strlen(path) + 1);
+        g_tmp_root_set = 1;
+    }
+}
+
 static void cleanup_handler(int sig)
 {
     int saved = errno;
     if (g_stage_set)
         (void)remove_at(AT_FDCWD, g_stage, 0);
+    if (g_tmp_root_set)
+        (void)remove_at(AT_FDCWD, g_tmp_root, 0);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
@@ -782,6 +797,7 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const ch
     char *tmp = NULL, *box = NULL;
     if ((c = private_dir(tmpdir, "scrollcase-self-test-", &tmp, err)) != SC_OK)
         return c;
+    set_tmp_root(tmp);
     sc_receipt receipt;
     memset(&receipt, 0, sizeof receipt);
     sc_payload_list list;
@@ -805,6 +821,7 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const ch
     sc_payload_list_free(&list);
     sc_receipt_free(&receipt);
     (void)remove_at(AT_FDCWD, tmp, 0);
+    set_tmp_root(NULL);
     free(box);
     free(tmp);
     return c;
@@ -820,6 +837,7 @@ sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
     sc_code c = private_dir(o->tmpdir, "scrollcase-run-", &tmp, err);
     if (c != SC_OK)
         return c;
+    set_tmp_root(tmp);
     sc_receipt receipt;
     memset(&receipt, 0, sizeof receipt);
     box = sc_path_join(tmp, "box");
@@ -849,6 +867,7 @@ sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
     }
     sc_receipt_free(&receipt);
     (void)remove_at(AT_FDCWD, tmp, 0);
+    set_tmp_root(NULL);
     free(box);
     free(tmp);
     return c;

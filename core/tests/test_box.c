@@ -766,6 +766,63 @@ static void prepare_archive_changed_during_extraction(void)
     fx_free(&f);
 }
 
+/* The one entry of dir whose name starts with prefix (caller frees), or NULL. */
+static char *find_prefixed(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return NULL;
+    char *found = NULL;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && found == NULL)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+            found = cat(dir, e->d_name);
+    closedir(d);
+    return found;
+}
+
+static void run_temporary_sigterm_while_preparing_removes_its_root(void)
+{
+    if (skip_large("SIGTERM during a temporary run's prepare"))
+        return;
+    box_opts o = PLAIN;
+    o.execution = "{'kind':'python-script','script':'app/main.py','defaultArgs':[]}";
+    o.big_size = (uint64_t)200 * 1024 * 1024;
+    fx f;
+    build(&f, &o);
+    char *tmp = cat(f.dir, "tmp");
+    CU_ASSERT_FATAL(mkdir(tmp, 0755) == 0);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        sc_box_prepare_signal_cleanup();
+        sc_box_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.tmpdir = tmp;
+        sc_run_result res;
+        sc_error err;
+        _exit((int)sc_box_run_temporary(&f.rel, f.archive, &ro, &res, &err));
+    }
+    char *root = NULL;
+    for (int i = 0; i < 6000 && root == NULL; i++) {
+        root = find_prefixed(tmp, "scrollcase-run-");
+        if (root == NULL) {
+            struct timespec ts = {0, 5 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    int staged = root != NULL && wait_for_stage(root, pid);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CU_ASSERT(staged);
+    CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    CU_ASSERT_EQUAL(count_prefixed(tmp, ""), 2);
+    free(root);
+    free(tmp);
+    fx_free(&f);
+}
+
 /* ---- attach (16.3) --------------------------------------------------------- */
 
 /* Prepare f's box into <dir>/box; returns the path (caller frees). */
@@ -1081,4 +1138,5 @@ void register_consumer_tests(void)
     SC_ADD_TEST(s, self_test_recomputes_the_payload_digest);
     SC_ADD_TEST(s, run_temporary_returns_the_exit_status_and_removes_its_root);
     SC_ADD_TEST(s, run_temporary_removes_its_root_on_spawn_failure);
+    SC_ADD_TEST(s, run_temporary_sigterm_while_preparing_removes_its_root);
 }

@@ -183,8 +183,10 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path,
 
 /*
  * Install SIGINT and SIGTERM handlers that remove the active prepare stage
- * (with system calls only) and then end the process by the same signal.
- * For commands; one prepare at a time per process is covered.
+ * and the private root of a running self-test or temporary run (with system
+ * calls only), then end the process by the same signal.  For commands; one
+ * such operation at a time per process is covered.  While a box's program
+ * runs, run.h's forwarding handlers stand in for these.
  */
 void sc_box_prepare_signal_cleanup(void);
 
