@@ -7,8 +7,10 @@
  * AT_SYMLINK_NOFOLLOW, so a link is recorded, never followed; file bytes are
  * hashed in 1 MiB streaming reads by two threads, and the reported failure
  * is always the one of the lowest path, so results do not depend on thread
- * timing; verification hashes the list bytes before parsing them and reaches
- * every listed path from the root one segment at a time with O_NOFOLLOW.
+ * timing; verification hashes the list bytes before parsing them, reaches
+ * every listed path from the root one segment at a time with O_NOFOLLOW, and
+ * checks the records with two threads that report, like collection, the
+ * failure of the first failing record in list order.
  * Every allocation is checked and every descriptor closed on every path.
  */
 
@@ -957,6 +959,104 @@ static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned c
     return SC_OK;
 }
 
+/*
+ * Two threads check the records in chunks claimed in ascending order; a
+ * failure lowers fail_min, and no record above fail_min is started, while
+ * every record below it is finished.  So the failure reported is always that
+ * of the lowest failing record, as a sequential walk would report it.
+ */
+#define VERIFY_CHUNK 32
+
+typedef struct verify_job {
+    int rootfd;
+    const sc_payload_list *list;
+    atomic_size_t next;     /* start of the next unclaimed chunk */
+    atomic_size_t fail_min; /* lowest failing record so far; SIZE_MAX when none */
+} verify_job;
+
+typedef struct verify_worker {
+    verify_job *job;
+    size_t fail_at;
+    sc_code code;
+    sc_error err;
+} verify_worker;
+
+static void verify_failed(verify_worker *vw, size_t i, sc_code c, const sc_error *err)
+{
+    if (i < vw->fail_at) {
+        vw->fail_at = i;
+        vw->code = c;
+        vw->err = *err;
+    }
+    size_t cur = atomic_load(&vw->job->fail_min);
+    while (i < cur && !atomic_compare_exchange_weak(&vw->job->fail_min, &cur, i))
+        ;
+}
+
+static void *verify_thread(void *arg)
+{
+    verify_worker *vw = arg;
+    verify_job *job = vw->job;
+    const sc_payload_list *list = job->list;
+    sc_error err;
+    unsigned char *buf = malloc(SC_SHA256_FILE_BUFFER);
+    if (buf == NULL) {
+        sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
+        verify_failed(vw, 0, SC_E_OUT_OF_MEMORY, &err);
+        return NULL;
+    }
+    dir_cache dc = {job->rootfd, NULL, 0, -1};
+    for (;;) {
+        size_t start = atomic_fetch_add(&job->next, VERIFY_CHUNK);
+        if (start >= list->count || start >= atomic_load(&job->fail_min))
+            break;
+        size_t end = list->count - start < VERIFY_CHUNK ? list->count : start + VERIFY_CHUNK;
+        for (size_t i = start; i < end && i < atomic_load(&job->fail_min); i++) {
+            sc_code c = verify_entry(&dc, &list->entries[i], buf, &err);
+            if (c != SC_OK) {
+                verify_failed(vw, i, c, &err);
+                break;
+            }
+        }
+    }
+    dir_cache_drop(&dc);
+    free(buf);
+    return NULL;
+}
+
+static sc_code verify_entries(int rootfd, const sc_payload_list *list, sc_error *err)
+{
+    if (list->count == 0)
+        return SC_OK;
+    verify_job job;
+    job.rootfd = rootfd;
+    job.list = list;
+    atomic_init(&job.next, 0);
+    atomic_init(&job.fail_min, SIZE_MAX);
+    verify_worker vw[2];
+    for (int i = 0; i < 2; i++) {
+        vw[i].job = &job;
+        vw[i].fail_at = SIZE_MAX;
+        vw[i].code = SC_OK;
+        sc_error_clear(&vw[i].err);
+    }
+    pthread_t helper;
+    int started = list->count > VERIFY_CHUNK &&
+                  pthread_create(&helper, NULL, verify_thread, &vw[1]) == 0;
+    verify_thread(&vw[0]);
+    if (started)
+        pthread_join(helper, NULL);
+    const verify_worker *bad = NULL;
+    for (int i = 0; i < 2; i++)
+        if (vw[i].code != SC_OK && (bad == NULL || vw[i].fail_at < bad->fail_at))
+            bad = &vw[i];
+    if (bad == NULL)
+        return SC_OK;
+    if (err != NULL)
+        *err = bad->err;
+    return bad->code;
+}
+
 /* Read the list file (at most SC_PAYLOAD_LIST_MAX bytes) from the root. */
 static sc_code read_list(int rootfd, const char *shown, char **bytes, size_t *len, sc_error *err)
 {
@@ -1072,8 +1172,6 @@ sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
     char *bytes = NULL;
     size_t len = 0;
     sc_payload_list list = {NULL, 0, 0};
-    unsigned char *buf = NULL;
-    dir_cache dc = {rootfd, NULL, 0, -1};
     char hex[65];
     sc_code c = read_list(rootfd, shown, &bytes, &len, err);
     if (c == SC_OK)
@@ -1084,17 +1182,10 @@ sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
     if (c == SC_OK)
         c = sc_payload_parse(bytes, len, &list, err);
     free(bytes);
-    if (c == SC_OK) {
-        buf = malloc(SC_SHA256_FILE_BUFFER);
-        if (buf == NULL)
-            c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
-    }
-    for (size_t i = 0; c == SC_OK && i < list.count; i++)
-        c = verify_entry(&dc, &list.entries[i], buf, err);
+    if (c == SC_OK)
+        c = verify_entries(rootfd, &list, err);
     if (c == SC_OK && entry_count != NULL)
         *entry_count = list.count;
-    dir_cache_drop(&dc);
-    free(buf);
     sc_payload_list_free(&list);
     free(shown);
     close(rootfd);

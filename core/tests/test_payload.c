@@ -1075,6 +1075,34 @@ static void expect_mismatch_at(const char *root, const char *hex, const char *pa
     CU_ASSERT_STRING_EQUAL(err.path, path);
 }
 
+static void test_verify_reports_the_first_mismatch_in_list_order(void)
+{
+    /* enough records for both threads; two of them changed */
+    char *root = sc_test_tmpdir();
+    char name[64];
+    for (int i = 0; i < 150; i++) {
+        snprintf(name, sizeof name, "lib/m%03d.py", i);
+        put(root, name, name);
+    }
+    sc_payload_list l = {NULL, 0, 0};
+    collect_ok(root, &l);
+    char hex[65];
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_payload_write_list(root, &l, hex, &err), SC_OK);
+    sc_payload_list_free(&l);
+    size_t count = 0;
+    SC_EXPECT_CODE(verify(root, hex, &count, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(count, 150);
+    put(root, "lib/m140.py", "changed");
+    put(root, "lib/m037.py", "changed");
+    for (int run = 0; run < 5; run++)
+        expect_mismatch_at(root, hex, "lib/m037.py");
+    put(root, "lib/m037.py", "lib/m037.py");
+    expect_mismatch_at(root, hex, "lib/m140.py");
+    sc_test_rmtree(root);
+    free(root);
+}
+
 static void test_verify_refuses_a_missing_file(void)
 {
     char hex[65];
@@ -1290,6 +1318,7 @@ void register_payload_tests(void)
     SC_ADD_TEST(s, test_verify_refuses_a_list_larger_than_256_mib);
     SC_ADD_TEST(s, test_verify_hashes_the_list_before_parsing_it);
     SC_ADD_TEST(s, test_verify_refuses_a_tampered_list);
+    SC_ADD_TEST(s, test_verify_reports_the_first_mismatch_in_list_order);
     SC_ADD_TEST(s, test_verify_refuses_a_missing_file);
     SC_ADD_TEST(s, test_verify_refuses_changed_bytes);
     SC_ADD_TEST(s, test_verify_refuses_a_file_turned_into_a_link);

@@ -91,7 +91,8 @@ sc_code sc_payload_parse(const char *bytes, size_t len, sc_payload_list *out, sc
  * wrong kind / wrong hash -> SC_E_PAYLOAD_MISMATCH naming the path.  Only
  * listed paths are visited (extra files, chmod, touch do not matter).
  * *entry_count (may be NULL) = records in the list.  expected_sha256 is 64
- * lowercase hex (else SC_E_USAGE).
+ * lowercase hex (else SC_E_USAGE).  Records are checked by two threads; the
+ * failure reported is that of the first failing record in list order.
  */
 sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
                                size_t *entry_count, sc_error *err);
