@@ -3,8 +3,10 @@
  *
  * Guarantees: one comparison (record bytes, memcmp, shorter first) orders
  * every list this file writes or accepts; collection reads directories
- * through descriptors opened with O_NOFOLLOW and classifies with
- * AT_SYMLINK_NOFOLLOW, so a link is recorded, never followed; file bytes are
+ * through descriptors opened with O_NOFOLLOW, visits each directory's names
+ * in byte order (so the first problem reported does not depend on the file
+ * system's order) and classifies with AT_SYMLINK_NOFOLLOW, so a link is
+ * recorded, never followed; file bytes are
  * hashed in 1 MiB streaming reads by two threads, and the reported failure
  * is always the one of the lowest path, so results do not depend on thread
  * timing; verification hashes the list bytes before parsing them, reaches
@@ -585,6 +587,63 @@ static sc_code add_entry(walker *w, int dfd, const char *name, const struct stat
     return SC_OK;
 }
 
+static int name_cmp(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The names of an open directory that collection looks at, in byte order
+ * (so that the walk, and the first problem it reports, do not depend on the
+ * order the file system hands names out). */
+static sc_code read_names(DIR *d, const char *full, int at_root, char ***names, size_t *count,
+                          sc_error *err)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    sc_code c = SC_OK;
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(d);
+        if (de == NULL) {
+            if (errno != 0) {
+                int e = errno;
+                c = sc_error_set(err, SC_E_IO, full, "cannot read the directory %s: %s", full,
+                                 strerror(e));
+            }
+            break;
+        }
+        const char *name = de->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || sc_payload_skipped_name(name) ||
+            (at_root && strcmp(name, SC_PAYLOAD_LIST_NAME) == 0))
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **nv = realloc(v, ncap * sizeof *nv);
+            if (nv == NULL) {
+                c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
+                break;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        v[n] = dup_bytes(name, strlen(name));
+        if (v[n] == NULL) {
+            c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
+            break;
+        }
+        n++;
+    }
+    if (c != SC_OK) {
+        free_names(v, n);
+        return c;
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, name_cmp);
+    *names = v;
+    *count = n;
+    return SC_OK;
+}
+
 static sc_code walk_dir(walker *w, const char *rel, size_t rel_len)
 {
     sc_error *err = w->err;
@@ -608,27 +667,18 @@ static sc_code walk_dir(walker *w, const char *rel, size_t rel_len)
         free(full);
         return c;
     }
+    char **names = NULL;
+    size_t nnames = 0;
     char **subdirs = NULL;
-    size_t nsub = 0, capsub = 0;
-    sc_code c = SC_OK;
-    for (;;) {
-        errno = 0;
-        struct dirent *de = readdir(d);
-        if (de == NULL) {
-            if (errno != 0) {
-                int e = errno;
-                c = sc_error_set(err, SC_E_IO, full, "cannot read the directory %s: %s", full,
-                                 strerror(e));
-            }
-            break;
-        }
-        const char *name = de->d_name;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-            continue;
-        if (sc_payload_skipped_name(name))
-            continue;
-        if (rel_len == 0 && strcmp(name, SC_PAYLOAD_LIST_NAME) == 0)
-            continue;
+    size_t nsub = 0;
+    sc_code c = read_names(d, full, rel_len == 0, &names, &nnames, err);
+    if (c == SC_OK && nnames > 0) {
+        subdirs = malloc(nnames * sizeof *subdirs);
+        if (subdirs == NULL)
+            c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
+    }
+    for (size_t i = 0; c == SC_OK && i < nnames; i++) {
+        const char *name = names[i];
         size_t clen = 0;
         char *child = child_path(rel, rel_len, name, &clen);
         if (child == NULL) {
@@ -643,33 +693,19 @@ static sc_code walk_dir(walker *w, const char *rel, size_t rel_len)
             break;
         }
         if (S_ISDIR(st.st_mode)) {
-            if (nsub == capsub) {
-                size_t cap = capsub ? capsub * 2 : 16;
-                char **n = realloc(subdirs, cap * sizeof *n);
-                if (n == NULL) {
-                    free(child);
-                    c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
-                                     "out of memory collecting the payload");
-                    break;
-                }
-                subdirs = n;
-                capsub = cap;
-            }
             subdirs[nsub++] = child;
         } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
             c = add_entry(w, dirfd(d), name, &st, child, clen);
-            if (c != SC_OK)
-                break;
         } else {
             c = sc_error_set(err, SC_E_SPECIAL_ENTRY, child,
                              "the payload holds a special entry (not a file, link or directory): %s",
                              child);
             free(child);
-            break;
         }
     }
     closedir(d);
     free(full);
+    free_names(names, nnames);
     for (size_t i = 0; c == SC_OK && i < nsub; i++)
         c = walk_dir(w, subdirs[i], strlen(subdirs[i]));
     free_names(subdirs, nsub);

@@ -681,6 +681,23 @@ static void test_collect_refuses_special_entries(void)
     free(root);
 }
 
+static void test_collect_reports_problems_in_name_order(void)
+{
+    char *root = sc_test_tmpdir();
+    static const char *const pipes[] = {"m-pipe", "z-pipe", "c-pipe", "q-pipe"};
+    for (size_t i = 0; i < 4; i++) {
+        char *p = join(root, pipes[i]);
+        CU_ASSERT_EQUAL_FATAL(mkfifo(p, 0644), 0);
+        free(p);
+    }
+    sc_payload_list l = {NULL, 0, 0};
+    sc_error err;
+    SC_EXPECT_CODE(sc_payload_collect(root, 0, &l, &err), SC_E_SPECIAL_ENTRY, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, "c-pipe");
+    sc_test_rmtree(root);
+    free(root);
+}
+
 static void test_collect_skip_rules_come_before_the_special_entry_rule(void)
 {
     char *root = sc_test_tmpdir();
@@ -1296,6 +1313,7 @@ void register_payload_tests(void)
     SC_ADD_TEST(s, test_collect_directories_are_not_entries);
     SC_ADD_TEST(s, test_collect_never_follows_links);
     SC_ADD_TEST(s, test_collect_refuses_special_entries);
+    SC_ADD_TEST(s, test_collect_reports_problems_in_name_order);
     SC_ADD_TEST(s, test_collect_skip_rules_come_before_the_special_entry_rule);
     SC_ADD_TEST(s, test_collect_refuses_names_that_are_not_utf8);
     SC_ADD_TEST(s, test_collect_refuses_a_backslash_in_a_name);
