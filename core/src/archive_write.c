@@ -292,8 +292,10 @@ sc_code sc_archive_check_entries(const sc_archive_entry *entries, size_t n, sc_e
 static sc_code open_source(const char *path, int *fd_out, sc_error *err)
 {
     int fd;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+     * below); reads of a regular file ignore the flag. */
     do
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path, strerror(errno));

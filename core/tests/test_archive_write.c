@@ -728,6 +728,14 @@ static void test_source_must_be_a_regular_file(void)
     sc_error err;
     SC_EXPECT_CODE(write_mem(&e, 1, SC_ARCHIVE_STORE, &m, &err), SC_E_IO, &err);
     free(m.p);
+    /* A FIFO is refused without waiting for a writer. */
+    char *fifo = join2(dir, "fifo");
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    e.source = fifo;
+    SC_EXPECT_CODE(write_mem(&e, 1, SC_ARCHIVE_DEFLATE, &m, &err), SC_E_IO, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not a regular file"));
+    free(m.p);
+    free(fifo);
     sc_test_rmtree(dir);
     free(dir);
 }
