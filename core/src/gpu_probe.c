@@ -235,3 +235,39 @@ sc_json *sc_gpu_facts_json(const sc_gpu_facts *f)
     }
     return o;
 }
+
+sc_code sc_gpu_facts_gate_json(const sc_gpu_facts *f, sc_json **out, sc_error *err)
+{
+    *out = NULL;
+    if (f->status != SC_GPU_OK || f->driver_version[0] == '\0' || f->device_count == 0)
+        return sc_error_set(err, SC_E_ACCELERATOR_UNAVAILABLE, "gates.host",
+                            "the GPU probe has no driver version and device to record");
+    sc_json *o = sc_json_new_object();
+    sc_json *gpus = sc_json_new_array();
+    int bad = o == NULL || gpus == NULL;
+    for (size_t i = 0; !bad && i < f->device_count; i++) {
+        char cc[32];
+        snprintf(cc, sizeof cc, "%d.%d", f->devices[i].cc_major, f->devices[i].cc_minor);
+        sc_json *g = sc_json_new_object();
+        bad = g == NULL;
+        bad = bad || sc_json_object_append(g, "name", sc_json_new_string(f->devices[i].name));
+        bad = bad || sc_json_object_append(g, "computeCapability", sc_json_new_string(cc));
+        if (bad || sc_json_array_append(gpus, g) != 0) {
+            sc_json_free(g);
+            bad = 1;
+        }
+    }
+    if (!bad) {
+        bad = sc_json_object_append(o, "nvidiaDriverVersion",
+                                    sc_json_new_string(f->driver_version)) != 0;
+        bad = sc_json_object_append(o, "gpus", gpus) != 0 || bad;
+        gpus = NULL;
+    }
+    sc_json_free(gpus);
+    if (bad) {
+        sc_json_free(o);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, "gates.host", "out of memory");
+    }
+    *out = o;
+    return SC_OK;
+}

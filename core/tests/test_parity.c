@@ -435,6 +435,28 @@ static void test_probe_without_nvml_leaves_driver_version_unknown(void)
     sc_error err;
     SC_EXPECT_CODE(probe_with("fake_cuda_ok.so", "missing_nvml.so", &f, &err), SC_OK, &err);
     CU_ASSERT_STRING_EQUAL(f.driver_version, "");
+    /* Without a driver version the probe cannot vouch for gates.host. */
+    sc_json *gate = NULL;
+    SC_EXPECT_CODE(sc_gpu_facts_gate_json(&f, &gate, &err), SC_E_ACCELERATOR_UNAVAILABLE, &err);
+    CU_ASSERT_PTR_NULL(gate);
+    sc_gpu_facts_free(&f);
+}
+
+static void test_gates_host_records_driver_and_each_gpu(void)
+{
+    sc_gpu_facts f;
+    sc_error err;
+    SC_EXPECT_CODE(probe_with("fake_cuda_ok.so", "fake_nvml.so", &f, &err), SC_OK, &err);
+    sc_json *gate = NULL;
+    SC_EXPECT_CODE(sc_gpu_facts_gate_json(&f, &gate, &err), SC_OK, &err);
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(sc_json_write_compact(gate, &text, &len, &err), SC_OK);
+    CU_ASSERT_STRING_EQUAL(text, "{\"nvidiaDriverVersion\":\"550.54.15\",\"gpus\":["
+                                 "{\"name\":\"Fake GPU Zero\",\"computeCapability\":\"9.0\"},"
+                                 "{\"name\":\"Fake GPU One\",\"computeCapability\":\"8.6\"}]}");
+    free(text);
+    sc_json_free(gate);
     sc_gpu_facts_free(&f);
 }
 
@@ -784,6 +806,7 @@ void register_parity_tests(void)
     SC_ADD_TEST(p, test_probe_no_driver_library_is_absent_no_driver);
     SC_ADD_TEST(p, test_probe_reads_driver_devices_and_nvml_version);
     SC_ADD_TEST(p, test_probe_without_nvml_leaves_driver_version_unknown);
+    SC_ADD_TEST(p, test_gates_host_records_driver_and_each_gpu);
     SC_ADD_TEST(p, test_probe_no_device_init_fail_zero_count_are_absent);
     SC_ADD_TEST(p, test_probe_missing_symbol_is_unprobed);
 

@@ -76,4 +76,12 @@ const char *sc_gpu_status_name(sc_gpu_status s);
  */
 sc_json *sc_gpu_facts_json(const sc_gpu_facts *facts);
 
+/*
+ * The release's `gates.host` record (docs/format-v3.md 10.2, 17.5) of a
+ * usable probe: {nvidiaDriverVersion, gpus: [{name, computeCapability}]}.
+ * A probe that is not ok, knows no driver version or lists no GPU cannot
+ * vouch for a device: accelerator-unavailable.
+ */
+sc_code sc_gpu_facts_gate_json(const sc_gpu_facts *facts, sc_json **out, sc_error *err);
+
 #endif
