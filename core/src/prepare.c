@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -171,6 +172,25 @@ static void set_tmp_root(const char *path)
         memcpy(g_tmp_root, path, strlen(path) + 1);
         g_tmp_root_set = 1;
     }
+}
+
+/*
+ * Hold SIGINT, SIGTERM and SIGHUP while a directory is created and
+ * registered, so that the handler never misses one that exists.
+ */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void release_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static void cleanup_handler(int sig)
@@ -487,14 +507,19 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
     }
     snprintf(stage, n, "%s/%s%s-%ld-XXXXXX", strcmp(parent, "/") == 0 ? "" : parent,
              STAGE_PREFIX, base, (long)getpid());
+    sigset_t held;
+    hold_signals(&held);
     if (mkdtemp(stage) == NULL) {
+        int e = errno;
+        release_signals(&held);
         c = sc_error_set(err, SC_E_IO, stage, "cannot create the stage directory: %s",
-                         strerror(errno));
+                         strerror(e));
         free(stage);
         stage = NULL;
         goto done;
     }
     set_stage(stage);
+    release_signals(&held);
     payload = sc_path_join(stage, "payload");
     if (payload == NULL) {
         c = oom(err);
@@ -674,7 +699,8 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
 
 /* ---- self-test ----------------------------------------------------------------------- */
 
-/* A private directory "<tmpdir>/<prefix>XXXXXX" (caller frees). */
+/* A private directory "<tmpdir>/<prefix>XXXXXX" (caller frees), registered
+ * for the signal cleanup (the caller unregisters it once removed). */
 static sc_code private_dir(const char *tmpdir, const char *prefix, char **out, sc_error *err)
 {
     *out = NULL;
@@ -687,12 +713,17 @@ static sc_code private_dir(const char *tmpdir, const char *prefix, char **out, s
     if (p == NULL)
         return oom(err);
     snprintf(p, n, "%s/%sXXXXXX", tmpdir, prefix);
+    sigset_t held;
+    hold_signals(&held);
     if (mkdtemp(p) == NULL) {
         int e = errno;
+        release_signals(&held);
         free(p);
         return sc_error_set(err, SC_E_IO, tmpdir, "cannot create a temporary directory in %s: %s",
                             tmpdir, strerror(e));
     }
+    set_tmp_root(p);
+    release_signals(&held);
     *out = p;
     return SC_OK;
 }
@@ -797,7 +828,6 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const ch
     char *tmp = NULL, *box = NULL;
     if ((c = private_dir(tmpdir, "scrollcase-self-test-", &tmp, err)) != SC_OK)
         return c;
-    set_tmp_root(tmp);
     sc_receipt receipt;
     memset(&receipt, 0, sizeof receipt);
     sc_payload_list list;
@@ -837,7 +867,6 @@ sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
     sc_code c = private_dir(o->tmpdir, "scrollcase-run-", &tmp, err);
     if (c != SC_OK)
         return c;
-    set_tmp_root(tmp);
     sc_receipt receipt;
     memset(&receipt, 0, sizeof receipt);
     box = sc_path_join(tmp, "box");
