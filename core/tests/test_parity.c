@@ -741,7 +741,10 @@ static void test_gathered_facts_name_this_host_and_read_back(void)
     sc_host_facts h;
     sc_error err;
     SC_EXPECT_CODE(sc_host_facts_gather(&o, &h, &err), SC_OK, &err);
+#ifdef __linux__
     CU_ASSERT_STRING_EQUAL(h.platform, "linux");
+#endif
+    CU_ASSERT_TRUE(h.platform[0] != '\0' && h.arch[0] != '\0');
     CU_ASSERT_TRUE(h.has_ram && h.ram_gb > 0);
     CU_ASSERT_TRUE(h.has_gpu && h.gpu.status == SC_GPU_ABSENT);
     sc_json *j = sc_host_facts_json(&h);
