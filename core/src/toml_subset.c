@@ -478,7 +478,7 @@ static sc_code read_inline_table(tp *p, sc_json **out, int depth)
         p->pos++;
         skip_ws(p);
         sc_json *v = NULL;
-        if (read_value(p, &v, depth + 1) != SC_OK) {
+        if (read_value(p, &v, depth + (int)k.n) != SC_OK) {
             keypath_free(&k);
             goto bad;
         }
@@ -521,7 +521,7 @@ static int word_at(const tp *p, const char *w)
 static sc_code read_value(tp *p, sc_json **out, int depth)
 {
     if (depth > SC_TOML_MAX_DEPTH)
-        return fail(p, "values nested deeper than %d", SC_TOML_MAX_DEPTH);
+        return fail(p, "nested deeper than %d tables and arrays", SC_TOML_MAX_DEPTH);
     char c = peek(p);
     if (c == '"' || c == '\'') {
         char *s = NULL;
@@ -578,7 +578,7 @@ static sc_code end_of_line(tp *p)
     return SC_OK;
 }
 
-static sc_code read_header(tp *p, sc_json *root, sc_json **current)
+static sc_code read_header(tp *p, sc_json *root, sc_json **current, size_t *current_depth)
 {
     p->pos++; /* [ */
     if (peek(p) == '[')
@@ -593,6 +593,11 @@ static sc_code read_header(tp *p, sc_json *root, sc_json **current)
         return fail(p, "expected ] after a table name");
     }
     p->pos++;
+    if (k.n > SC_TOML_MAX_DEPTH) {
+        keypath_free(&k);
+        return fail(p, "tables nested deeper than %d", SC_TOML_MAX_DEPTH);
+    }
+    *current_depth = k.n;
     sc_json *t = root;
     for (size_t i = 0; i < k.n; i++)
         if (descend(p, t, k.part[i], &t) != SC_OK) {
@@ -635,11 +640,12 @@ sc_code sc_toml_parse(const char *bytes, size_t len, const char *name,
     if (root == NULL)
         return oom(&p);
     sc_json *current = root;
+    size_t current_depth = 0;
     while (p.code == SC_OK) {
         if (skip_ws_nl(&p) != SC_OK || at_end(&p))
             break;
         if (peek(&p) == '[') {
-            read_header(&p, root, &current);
+            read_header(&p, root, &current, &current_depth);
             continue;
         }
         keypath k;
@@ -655,7 +661,7 @@ sc_code sc_toml_parse(const char *bytes, size_t len, const char *name,
         p.pos++;
         skip_ws(&p);
         sc_json *v = NULL;
-        if (read_value(&p, &v, 1) != SC_OK) {
+        if (read_value(&p, &v, (int)(current_depth + k.n)) != SC_OK) {
             keypath_free(&k);
             break;
         }

@@ -174,6 +174,20 @@ static void test_nesting_is_bounded(void)
     buf[n++] = '\n';
     buf[n] = '\0';
     REFUSE(buf);
+    /* headers and dotted keys count towards the same bound */
+    char hdr[512];
+    n = 0;
+    hdr[n++] = '[';
+    for (int i = 0; i < SC_TOML_MAX_DEPTH + 1; i++)
+        n += (size_t)snprintf(hdr + n, sizeof hdr - n, i ? ".t" : "t");
+    n += (size_t)snprintf(hdr + n, sizeof hdr - n, "]\n");
+    REFUSE(hdr);
+    n = (size_t)snprintf(hdr, sizeof hdr, "[a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p]\n"
+                                          "q.r.s.t.u.v.w.x.y.z.aa.bb.cc.dd.ee.ff = [1]\n");
+    REFUSE(hdr);
+    sc_json *v = parse_ok("[a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p]\n"
+                          "q.r.s.t.u.v.w.x.y.z.aa.bb.cc.dd.ee.ff = 1\n");
+    sc_json_free(v);
 }
 
 static void test_errors_name_line_and_column(void)

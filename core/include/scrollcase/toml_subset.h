@@ -9,7 +9,9 @@
  * are basic strings (with TOML's escapes), literal strings, decimal
  * integers (optional sign, `_` between digits, no leading zero, within
  * ±(2^53−1)), booleans, arrays (over several lines, trailing comma allowed)
- * and one-line inline tables, nested at most SC_TOML_MAX_DEPTH deep.
+ * and one-line inline tables.  No value lies more than SC_TOML_MAX_DEPTH
+ * keys and array positions below the document (headers and dotted keys
+ * count), so the tree is always small enough for the JSON writer.
  * Anything else — multi-line strings, floats, dates, arrays of tables, a
  * key defined twice, a table header repeated, an inline table extended —
  * is SC_E_INVALID_PIXI_TOML with "<name>:<line>:<column>: ..." in the
