@@ -124,7 +124,7 @@ int main(int argc, char **argv)
     free(stream);
     remove(blob);
 
-    uint64_t installed = strlen(box_json) + strlen(python) + size;
+    uint64_t installed = strlen(box_json) + strlen(python) + size + stream_len;
     char release[8192];
     int n = snprintf(release, sizeof release,
                      "{\"schemaVersion\": 3, \"kind\": \"scrollcase.box.release\", "

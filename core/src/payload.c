@@ -369,6 +369,32 @@ sc_code sc_payload_measure(const sc_payload_list *list, uint64_t *size, sc_error
     return SC_OK;
 }
 
+sc_code sc_payload_logical_size(const char *root, const sc_payload_list *list, uint64_t *size,
+                                sc_error *err)
+{
+    uint64_t sum = 0;
+    sc_code c = sc_payload_measure(list, &sum, err);
+    if (c != SC_OK)
+        return c;
+    if (root == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_logical_size: no root");
+    char *p = sc_path_join(root, SC_PAYLOAD_LIST_NAME);
+    if (p == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    struct stat st;
+    int rc = lstat(p, &st);
+    free(p);
+    if (rc == 0 && S_ISREG(st.st_mode)) {
+        uint64_t s = (uint64_t)st.st_size;
+        if (s > SC_PAYLOAD_SIZE_MAX || sum > SC_PAYLOAD_SIZE_MAX - s)
+            return sc_error_set(err, SC_E_EXTRACTION_LIMIT, SC_PAYLOAD_LIST_NAME,
+                                "the payload's logical size passes 2^53-1 bytes");
+        sum += s;
+    }
+    *size = sum;
+    return SC_OK;
+}
+
 sc_code sc_payload_write_list(const char *root, const sc_payload_list *list, char hex[65],
                               sc_error *err)
 {

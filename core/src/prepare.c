@@ -460,7 +460,7 @@ static sc_code measure_tree(const char *root, sc_payload_list *list, uint64_t *s
 {
     sc_code c = sc_payload_collect(root, 0, list, err);
     if (c == SC_OK)
-        c = sc_payload_measure(list, size, err);
+        c = sc_payload_logical_size(root, list, size, err);
     return c;
 }
 
@@ -650,7 +650,7 @@ sc_code sc_box_attach(const sc_release *r, const char *root, const sc_env_map *h
     if (c == SC_OK)
         c = sc_assets_check(abs, sc_json_get(r->doc.payload, "assets"), err);
     if (c == SC_OK)
-        c = sc_payload_measure(&list, &size, err);
+        c = sc_payload_logical_size(abs, &list, &size, err);
     if (c == SC_OK && (lstat(abs, &last) != 0 || !S_ISDIR(last.st_mode) ||
                        last.st_dev != first.st_dev || last.st_ino != first.st_ino))
         c = sc_error_set(err, SC_E_ATTACH_ROOT, abs,

@@ -213,6 +213,7 @@ static void build(fx *f, const box_opts *o)
     size_t stream_len = 0;
     char digest[65];
     CU_ASSERT_FATAL(sc_payload_serialize(&list, &stream, &stream_len, &err) == SC_OK);
+    installed += stream_len; /* the list file is installed and counted (14.3) */
     CU_ASSERT_FATAL(sc_sha256_hex(stream, stream_len, digest, &err) == SC_OK);
     sc_payload_list_free(&list);
     if (o->wrong_payload_digest)

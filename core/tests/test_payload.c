@@ -797,6 +797,26 @@ static void test_collect_records_size_and_mode_but_not_in_the_digest(void)
     free(root);
 }
 
+static void test_logical_size_counts_the_list_file(void)
+{
+    char *root = sc_test_tmpdir();
+    put(root, "f", "abc");
+    link_at(root, "l", "f");
+    put(root, "payload-digest.v1", "0123456789");
+    put(root, "__pycache__/x.pyc", "skipped");
+    sc_payload_list l = {NULL, 0, 0};
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_payload_collect(root, 0, &l, &err), SC_OK);
+    uint64_t size = 0;
+    CU_ASSERT_EQUAL(sc_payload_measure(&l, &size, &err), SC_OK);
+    CU_ASSERT_EQUAL(size, 4);               /* records only: 3 + 1 */
+    CU_ASSERT_EQUAL(sc_payload_logical_size(root, &l, &size, &err), SC_OK);
+    CU_ASSERT_EQUAL(size, 14);              /* plus the 10-byte list file */
+    sc_payload_list_free(&l);
+    sc_test_rmtree(root);
+    free(root);
+}
+
 static void test_collect_without_hash_flag_leaves_digests_empty(void)
 {
     char *root = sc_test_tmpdir();
@@ -1277,6 +1297,7 @@ void register_payload_tests(void)
         CU_FAIL_FATAL("CU_add_suite failed");
     /* 14.2 the stream and its vectors */
     SC_ADD_TEST(s, test_empty_payload_commits_to_its_format);
+    SC_ADD_TEST(s, test_logical_size_counts_the_list_file);
     SC_ADD_TEST(s, test_single_regular_file_vector);
     SC_ADD_TEST(s, test_dot_sorts_before_slash);
     SC_ADD_TEST(s, test_order_is_by_utf8_bytes_not_utf16_units);

@@ -100,6 +100,15 @@ sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
 /* Logical size: sum of entry sizes; more than 2^53-1 -> SC_E_EXTRACTION_LIMIT. */
 sc_code sc_payload_measure(const sc_payload_list *list, uint64_t *size, sc_error *err);
 
+/*
+ * The logical size of an extracted or built payload (14.3): the measure of
+ * its collected list plus the size of the list file payload-digest.v1 at
+ * root when that is a regular file (the list is not one of its own records,
+ * but it is installed, and installedSizeBytes counts it, as v2 did).
+ */
+sc_code sc_payload_logical_size(const char *root, const sc_payload_list *list, uint64_t *size,
+                                sc_error *err);
+
 /* 1 if a name (one path segment) is skipped by collection at any depth
  * (__pycache__, .DS_Store, *.pyc).  payload-digest.v1 is skipped only at the
  * root and is not covered here. */

@@ -84,7 +84,7 @@ files["box.json"] = ((json.dumps(box, indent=2) + "\n").encode(), False)
 recs = sorted(p.encode() + b"\0f\0" + hashlib.sha256(d).hexdigest().encode() + b"\n"
               for p, (d, _) in files.items())
 stream = b"sha256-path-list-v1\n" + b"".join(recs)
-installed = sum(len(d) for d, _ in files.values())
+installed = sum(len(d) for d, _ in files.values()) + len(stream)
 entries = [{"path": p, "kind": "file", "data": d, "executable": x} for p, (d, x) in files.items()]
 entries.append({"path": "payload-digest.v1", "kind": "file", "data": stream})
 archive = zipfmt.canonical(entries, compression="store")
