@@ -46,7 +46,7 @@ static const char audit_help[] =
 
 const char *sc_cli_audit_summary(void)
 {
-    return "  audit cuda SCROLL [--json]      audit a scroll's pixi solve for its CUDA ABI\n";
+    return "  audit cuda SCROLL [--json]    audit a scroll's pixi solve for its CUDA ABI\n";
 }
 
 int sc_cli_audit_help(const char *cmd)
