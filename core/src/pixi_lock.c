@@ -340,21 +340,25 @@ static sc_code kind_of(lr *r, const sc_json *e, const char *where, sc_lock_kind 
     return SC_OK;
 }
 
-/* The URL directory just above the file: ".../linux-64/x.conda" → "linux-64". */
-static char *url_subdir(const char *location)
+/* The URL directory just above the file: ".../linux-64/x.conda" → "linux-64".
+ * Returns 0 with *out NULL when the location has no such directory, -1 when
+ * out of memory. */
+static int url_subdir(const char *location, char **out)
 {
+    *out = NULL;
     size_t end = strcspn(location, "?#");
     size_t s = end;
     while (s > 0 && location[s - 1] != '/')
         s--;
     if (s == 0)
-        return NULL;
+        return 0;
     size_t d = s - 1, b = d;
     while (b > 0 && location[b - 1] != '/')
         b--;
     if (d == b)
-        return NULL;
-    return strndup(location + b, d - b);
+        return 0;
+    *out = strndup(location + b, d - b);
+    return *out ? 0 : -1;
 }
 
 static sc_code read_package(lr *r, const sc_json *e, size_t i, sc_lock_package *p)
@@ -400,10 +404,8 @@ static sc_code read_package(lr *r, const sc_json *e, size_t i, sc_lock_package *
     }
     if (p->name[0] == '\0' || p->version[0] == '\0')
         return fail_node(r, e, "%s: empty name or version", where);
-    if (p->subdir == NULL) {
-        p->subdir = url_subdir(loc);
-        (void)0; /* may stay NULL: a path without a directory */
-    }
+    if (p->subdir == NULL && url_subdir(loc, &p->subdir) != 0)
+        return oom(r);
     return SC_OK;
 }
 

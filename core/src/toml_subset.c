@@ -377,7 +377,6 @@ static sc_code read_value(tp *p, sc_json **out, int depth);
 
 static sc_code read_integer(tp *p, sc_json **out)
 {
-    size_t start = p->pos;
     int neg = 0;
     if (peek(p) == '+' || peek(p) == '-') {
         neg = peek(p) == '-';
@@ -409,7 +408,6 @@ static sc_code read_integer(tp *p, sc_json **out)
     char c = peek(p);
     if (c == '.' || c == 'e' || c == 'E' || c == ':' || c == '-' || bare_char(c))
         return fail(p, "floats, dates and other values are not part of the subset");
-    (void)start;
     *out = sc_json_new_number(neg ? -(double)v : (double)v);
     return *out ? SC_OK : oom(p);
 }
