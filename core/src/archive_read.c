@@ -1277,65 +1277,102 @@ static int open_dir_at(int parent, const char *name, int *created)
     return fd;
 }
 
-static sc_code extract_one(sc_zip *z, int root, const char *dir, const sc_zip_entry *e,
-                           char *scratch, sc_error *err)
+/*
+ * The directories leading to the entry being extracted, each open (walked
+ * from the destination with O_NOFOLLOW).  Consecutive entries mostly share
+ * their parent, so only the components that differ are closed and opened.
+ * A cached directory stays safe: the collision rules refuse any later entry
+ * that would put a file or link where a directory was needed.
+ */
+typedef struct dirstack {
+    int root;
+    char *path;    /* the current parent path (components joined by '/') */
+    size_t *ends;  /* ends[i]: end of component i in path */
+    int *fds;      /* fds[i]: component i, open */
+    size_t depth;
+} dirstack;
+
+static int stack_top(const dirstack *st)
 {
-    memcpy(scratch, e->path, e->path_len + 1);
-    int cur = root;
-    char *seg = scratch;
-    sc_code rc = SC_OK;
-    for (;;) {
-        char *slash = strchr(seg, '/');
-        if (slash == NULL)
+    return st->depth ? st->fds[st->depth - 1] : st->root;
+}
+
+static void stack_pop_to(dirstack *st, size_t k)
+{
+    while (st->depth > k)
+        close(st->fds[--st->depth]);
+}
+
+/* Make the stack hold the parent directories of path (parent_len bytes). */
+static sc_code stack_enter(dirstack *st, const char *dir, const sc_zip_entry *e, size_t parent_len,
+                           sc_error *err)
+{
+    const char *p = e->path;
+    size_t k = 0;
+    while (k < st->depth) {
+        size_t end = st->ends[k];
+        if (end > parent_len || memcmp(st->path, p, end) != 0 ||
+            (end < parent_len && p[end] != '/'))
             break;
-        *slash = '\0';
-        int created;
-        int fd = open_dir_at(cur, seg, &created);
-        *slash = '/';
-        if (fd < 0) {
-            rc = io_fail(err, dir, e->path, "create its directory");
-            goto done;
-        }
-        if (cur != root)
-            close(cur);
-        cur = fd;
-        seg = slash + 1;
+        k++;
     }
+    stack_pop_to(st, k);
+    size_t pos = k ? st->ends[k - 1] + 1 : 0;
+    while (pos < parent_len) {
+        size_t end = pos;
+        while (end < parent_len && p[end] != '/')
+            end++;
+        memcpy(st->path + pos, p + pos, end - pos);
+        st->path[end] = '\0';
+        int created;
+        int fd = open_dir_at(stack_top(st), st->path + pos, &created);
+        if (fd < 0)
+            return io_fail(err, dir, e->path, "create its directory");
+        st->path[end] = '/';
+        st->fds[st->depth] = fd;
+        st->ends[st->depth] = end;
+        st->depth++;
+        pos = end + 1;
+    }
+    return SC_OK;
+}
+
+static sc_code extract_one(sc_zip *z, dirstack *st, const char *dir, const sc_zip_entry *e,
+                           sc_error *err)
+{
+    const char *slash = last_slash(e->path, e->path_len);
+    size_t parent_len = slash ? (size_t)(slash - e->path) : 0;
+    sc_code rc = stack_enter(st, dir, e, parent_len, err);
+    if (rc != SC_OK)
+        return rc;
+    int cur = stack_top(st);
+    const char *seg = slash ? slash + 1 : e->path;
     if (e->type == SC_ZIP_DIR) {
         int created;
         int fd = open_dir_at(cur, seg, &created);
-        if (fd < 0) {
-            rc = io_fail(err, dir, e->path, "create directory");
-            goto done;
-        }
+        if (fd < 0)
+            return io_fail(err, dir, e->path, "create directory");
         close(fd);
     } else if (e->type == SC_ZIP_LINK) {
-        if (symlinkat(e->link_target, cur, seg) != 0) {
-            rc = io_fail(err, dir, e->path, "create link");
-            goto done;
-        }
+        if (symlinkat(e->link_target, cur, seg) != 0)
+            return io_fail(err, dir, e->path, "create link");
     } else {
         unsigned mode = e->mode ? e->mode : 0644;
         int fd = openat(cur, seg, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-        if (fd < 0) {
-            rc = io_fail(err, dir, e->path, "create file");
-            goto done;
-        }
+        if (fd < 0)
+            return io_fail(err, dir, e->path, "create file");
         char full[SC_ERROR_PATH_MAX];
         snprintf(full, sizeof full, "%s/%s", dir, e->path);
         fdsink s = {fd, full};
         if (fchmod(fd, mode) != 0) {
             rc = io_fail(err, dir, e->path, "set the mode of");
             close(fd);
-            goto done;
+            return rc;
         }
         rc = stream_entry(z, e, fd_sink, &s, err);
         if (close(fd) != 0 && rc == SC_OK)
             rc = io_fail(err, dir, e->path, "close");
     }
-done:
-    if (cur != root)
-        close(cur);
     return rc;
 }
 
@@ -1344,21 +1381,29 @@ sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
     sc_error_clear(err);
     if (z == NULL || dir == NULL)
         return sc_error_set(err, SC_E_USAGE, dir, "sc_zip_extract: missing argument");
-    int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0)
+    dirstack st = {-1, NULL, NULL, NULL, 0};
+    st.root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (st.root < 0)
         return sc_error_set(err, SC_E_IO, dir, "%s: cannot open: %s", dir, strerror(errno));
     size_t cap = 1;
     for (size_t i = 0; i < z->count; i++)
         if (z->entries[i].path_len + 1 > cap)
             cap = z->entries[i].path_len + 1;
-    char *scratch = malloc(cap);
+    /* At most one component per two bytes of a path. */
+    size_t max_depth = cap / 2 + 1;
+    st.path = malloc(cap);
+    st.ends = malloc(max_depth * sizeof *st.ends);
+    st.fds = malloc(max_depth * sizeof *st.fds);
     sc_code rc = SC_OK;
-    if (scratch == NULL)
+    if (st.path == NULL || st.ends == NULL || st.fds == NULL)
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, dir, "out of memory");
     for (size_t i = 0; i < z->count && rc == SC_OK; i++)
-        rc = extract_one(z, root, dir, &z->entries[i], scratch, err);
-    free(scratch);
-    close(root);
+        rc = extract_one(z, &st, dir, &z->entries[i], err);
+    stack_pop_to(&st, 0);
+    close(st.root);
+    free(st.path);
+    free(st.ends);
+    free(st.fds);
     return rc;
 }
 

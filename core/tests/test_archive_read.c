@@ -707,6 +707,26 @@ static void test_extract_creates_files_directories_and_links(void)
     free(dir);
 }
 
+static void test_extract_follows_central_order_across_directories(void)
+{
+    char *dir = NULL;
+    sc_error err;
+    sc_code rc = extract_body("data = A(F('a/b/c/f1'), F('a/x/f2'), F('a/b/c/f3'), F('f4'), "
+                              "F('a/b/g'), F('a/bb/h'), F('a/b/c/d/e/f5'), F('a/b/f6'))",
+                              &dir, &err);
+    SC_EXPECT_CODE(rc, SC_OK, &err);
+    static const char *const files[] = {"out/a/b/c/f1", "out/a/x/f2", "out/a/b/c/f3", "out/f4",
+                                        "out/a/b/g", "out/a/bb/h", "out/a/b/c/d/e/f5",
+                                        "out/a/b/f6", NULL};
+    for (size_t i = 0; files[i] != NULL; i++) {
+        if (size_of(dir, files[i]) != 5)
+            fprintf(stderr, "\n  missing %s\n", files[i]);
+        CU_ASSERT_EQUAL(size_of(dir, files[i]), 5);
+    }
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_extract_never_replaces_an_existing_file(void)
 {
     char *dir = sc_test_tmpdir();
@@ -874,6 +894,7 @@ void register_archive_read_tests(void)
     SC_ADD_TEST(s, test_corrupt_or_truncated_deflate_is_invalid_archive);
     SC_ADD_TEST(s, test_bomb_stops_at_the_declared_size);
     SC_ADD_TEST(s, test_extract_creates_files_directories_and_links);
+    SC_ADD_TEST(s, test_extract_follows_central_order_across_directories);
     SC_ADD_TEST(s, test_extract_never_replaces_an_existing_file);
     SC_ADD_TEST(s, test_extract_never_writes_through_a_link);
     SC_ADD_TEST(s, test_extract_write_error_is_io_naming_the_path);
