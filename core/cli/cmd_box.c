@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scrollcase/audit.h"
 #include "scrollcase/box.h"
 #include "scrollcase/envelope.h"
 #include "scrollcase/environment.h"
@@ -35,6 +36,7 @@ static const char verify_help[] =
     "                         [--revocations FILE] [--self-test]\n"
     "                         [--temporary-directory DIR] [--json]\n"
     "       scrollcase verify RELEASE --trust TRUSTFILE --extracted DIR [--json]\n"
+    "       (either form also takes --audit)\n"
     "\n"
     "Checks that an archive is the box the signed release RELEASE describes\n"
     "(docs/format-v3.md 16.1): the trust file, the release (9.2), the\n"
@@ -47,7 +49,10 @@ static const char verify_help[] =
     "--temporary-directory, else $TMPDIR), recomputes its payload digest and\n"
     "runs the release's self-test with its time limit (native host only).\n"
     "--extracted DIR checks an extracted tree against the signed payload list\n"
-    "instead of an archive.  Prints \"ok ...\"; --json prints an object.\n";
+    "instead of an archive.  --audit runs the CUDA ABI audit (19) over the\n"
+    "payload's conda-meta records (extracting an archive into a private\n"
+    "directory first); findings of error severity fail with audit-failed.\n"
+    "Prints \"ok ...\"; --json prints an object.\n";
 
 static const char prepare_help[] =
     "usage: scrollcase prepare RELEASE DEST --trust TRUSTFILE [--archive FILE]\n"
@@ -218,6 +223,31 @@ static void print_receipt(const sc_receipt *r, int json)
 
 /* ---- verify --------------------------------------------------------------------- */
 
+/*
+ * --audit: print the findings (stderr lines, or the "audit" member of the
+ * JSON output) and turn findings of error severity into audit-failed.
+ * Returns 0 or the exit status.
+ */
+static int report_audit(sc_audit_report *rep, sc_json *out)
+{
+    for (size_t i = 0; i < rep->count; i++) {
+        const sc_audit_finding *f = &rep->findings[i];
+        fprintf(stderr, "scrollcase: audit %s [%s] %s: %s\n",
+                sc_audit_severity_name(f->severity), sc_audit_code_name(f->code),
+                f->package ? f->package : "-", f->evidence ? f->evidence : "");
+    }
+    if (out != NULL)
+        sc_json_object_append(out, "audit", sc_audit_report_json(rep, 1));
+    if (rep->errors > 0) {
+        sc_error err;
+        sc_error_set(&err, SC_E_AUDIT_FAILED, NULL,
+                     "the CUDA ABI audit found %zu error(s) and %zu warning(s)", rep->errors,
+                     rep->warnings);
+        return sc_cli_report(&err);
+    }
+    return 0;
+}
+
 static int cmd_verify(const sc_cli_args *a)
 {
     if (a->npositional != 1)
@@ -238,8 +268,15 @@ static int cmd_verify(const sc_cli_args *a)
     if (extracted != NULL) {
         sc_extracted_report rep;
         fprintf(stderr, "scrollcase: checking the extracted tree %s\n", extracted);
+        sc_audit_report audit;
+        memset(&audit, 0, sizeof audit);
         if (sc_box_verify_extracted(&rel, extracted, NULL, 0, 0, &rep, &err) != SC_OK) {
             rc = sc_cli_report(&err);
+        } else if ((a->given & OPT_AUDIT) &&
+                   sc_box_audit_extracted(&rel, extracted, &audit, &err) != SC_OK) {
+            rc = sc_cli_report(&err);
+        } else if ((a->given & OPT_AUDIT) && audit.errors > 0) {
+            rc = report_audit(&audit, NULL);
         } else if (json) {
             out = sc_json_new_object();
             if (out != NULL) {
@@ -252,13 +289,18 @@ static int cmd_verify(const sc_cli_args *a)
                 sc_json_object_append(out, "targetId", sc_json_new_string(rel.target_id));
                 sc_json_object_append(out, "entryCount",
                                       sc_json_new_number((double)rep.entry_count));
+                if (a->given & OPT_AUDIT)
+                    (void)report_audit(&audit, out);
             }
             rc = sc_cli_print_json(out);
         } else {
+            if (a->given & OPT_AUDIT)
+                (void)report_audit(&audit, NULL);
             printf("ok %s: %zu listed entries match the signed payload digest\n", extracted,
                    rep.entry_count);
         }
         sc_extracted_report_free(&rep);
+        sc_audit_report_free(&audit);
         goto done;
     }
     char *archive = NULL;
@@ -282,6 +324,23 @@ static int cmd_verify(const sc_cli_args *a)
             goto done;
         }
     }
+    sc_audit_report audit;
+    memset(&audit, 0, sizeof audit);
+    if (a->given & OPT_AUDIT) {
+        sc_box_prepare_signal_cleanup();
+        fprintf(stderr, "scrollcase: CUDA ABI audit of the payload's conda-meta records\n");
+        if (sc_box_audit_archive(&rel, archive, sc_cli_value(a, OPT_TMPDIR), &audit, &err) !=
+            SC_OK) {
+            rc = sc_cli_report(&err);
+        } else if (audit.errors > 0) {
+            rc = report_audit(&audit, NULL);
+        }
+        if (rc != 0) {
+            sc_audit_report_free(&audit);
+            free(archive);
+            goto done;
+        }
+    }
     if (json) {
         out = sc_json_new_object();
         if (out != NULL) {
@@ -298,14 +357,19 @@ static int cmd_verify(const sc_cli_args *a)
                                   sc_json_new_number((double)rep.required_asset_count));
             sc_json_object_append(out, "signedBy", sc_json_new_string(rel.doc.key_id));
             sc_json_object_append(out, "selfTest", sc_json_new_bool(self_test));
+            if (a->given & OPT_AUDIT)
+                (void)report_audit(&audit, out);
         }
         rc = sc_cli_print_json(out);
     } else {
+        if (a->given & OPT_AUDIT)
+            (void)report_audit(&audit, NULL);
         printf("ok %s %s %s: %zu entries, execution %s, %zu required assets, signed by %s%s\n",
                rep.box_id, rep.version, rep.target_id, rep.entry_count,
                rep.execution_kind[0] ? rep.execution_kind : "none", rep.required_asset_count,
                rel.doc.key_id, self_test ? ", self-test passed" : "");
     }
+    sc_audit_report_free(&audit);
     free(archive);
 done:
     sc_release_free(&rel);
@@ -518,7 +582,7 @@ int sc_cli_box_dispatch(int argc, char **argv, int *status)
     unsigned allowed =
         strcmp(cmd, "verify") == 0
             ? OPT_TRUST | OPT_ARCHIVE | OPT_EXTRACTED | OPT_SELF_TEST | OPT_REVOCATIONS |
-                  OPT_TMPDIR | OPT_JSON
+                  OPT_TMPDIR | OPT_AUDIT | OPT_JSON
         : strcmp(cmd, "prepare") == 0 ? OPT_TRUST | OPT_ARCHIVE | OPT_REVOCATIONS | OPT_JSON
         : strcmp(cmd, "attach") == 0
             ? OPT_TRUST | OPT_REVOCATIONS | OPT_ENV_REPORT | OPT_ENV_VALUES | OPT_JSON

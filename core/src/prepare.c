@@ -36,6 +36,7 @@
 
 #include "box_internal.h"
 #include "scrollcase/assets.h"
+#include "scrollcase/audit.h"
 #include "scrollcase/execution.h"
 #include "scrollcase/file.h"
 #include "scrollcase/payload.h"
@@ -849,6 +850,43 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const ch
     if (c == SC_OK)
         c = run_self_test(r, box, host, err);
     sc_payload_list_free(&list);
+    sc_receipt_free(&receipt);
+    (void)remove_at(AT_FDCWD, tmp, 0);
+    set_tmp_root(NULL);
+    free(box);
+    free(tmp);
+    return c;
+}
+
+/* ---- verify --audit ------------------------------------------------------------------ */
+
+sc_code sc_box_audit_extracted(const sc_release *r, const char *root, sc_audit_report *rep,
+                               sc_error *err)
+{
+    char *prefix = sc_path_join(root, sc_target_payload_root(&r->target));
+    if (prefix == NULL)
+        return oom(err);
+    sc_code c = sc_audit_conda_meta(prefix, &r->target, rep, err);
+    free(prefix);
+    return c;
+}
+
+sc_code sc_box_audit_archive(const sc_release *r, const char *archive_path, const char *tmpdir,
+                             sc_audit_report *rep, sc_error *err)
+{
+    char *tmp = NULL, *box = NULL;
+    sc_code c = private_dir(tmpdir, "scrollcase-audit-", &tmp, err);
+    if (c != SC_OK)
+        return c;
+    sc_receipt receipt;
+    memset(&receipt, 0, sizeof receipt);
+    box = sc_path_join(tmp, "box");
+    if (box == NULL)
+        c = oom(err);
+    if (c == SC_OK)
+        c = sc_box_prepare(r, archive_path, box, &receipt, err);
+    if (c == SC_OK)
+        c = sc_box_audit_extracted(r, box, rep, err);
     sc_receipt_free(&receipt);
     (void)remove_at(AT_FDCWD, tmp, 0);
     set_tmp_root(NULL);

@@ -145,6 +145,21 @@ const char *sc_box_prepare_active_stage(void);
 sc_code sc_box_remove_tree(const char *path, sc_error *err);
 
 /*
+ * verify --audit (19): the CUDA ABI audit over the conda-meta records of a
+ * payload.  _extracted reads <root>/<payload root of the target>/conda-meta
+ * of a tree that was verified before; _archive prepares the archive into a
+ * private directory under tmpdir (NULL: $TMPDIR, else /tmp), audits it and
+ * always removes the directory.  rep is filled (sc_audit_report_free) even
+ * when it holds findings of error severity: deciding on them is the
+ * caller's (audit-failed).
+ */
+struct sc_audit_report;
+sc_code sc_box_audit_extracted(const sc_release *r, const char *root,
+                               struct sc_audit_report *rep, sc_error *err);
+sc_code sc_box_audit_archive(const sc_release *r, const char *archive_path, const char *tmpdir,
+                             struct sc_audit_report *rep, sc_error *err);
+
+/*
  * 16.3: attach an already-extracted tree.  host is the host environment
  * (NULL: the process's); full/reveal select the report's mode and whether
  * host values are shown.

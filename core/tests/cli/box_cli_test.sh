@@ -64,6 +64,10 @@ python = (b'#!/bin/sh\nif [ "$1" = "-c" ]; then exit 0; fi\n'
 files = {
     "venv/bin/python": (python, True),
     "app/main.py": (b"print('hello')\n", False),
+    # one conda-meta record, for verify --audit
+    "venv/conda-meta/python-3.11.9-h0_cpython.json":
+        (b'{"name": "python", "version": "3.11.9", "build": "h0_cpython", "subdir": "linux-64"}\n',
+         False),
 }
 target = {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"}
 prov = {"scrollId": "cli-box-linux-x86_64-cpu", "scrollVersion": "1.0.0",
@@ -113,7 +117,7 @@ zip=$tmp/cli-box.zip
 
 # ---- verify ----------------------------------------------------------------
 check verify 0 "$sc" verify "$rel" --trust "$trust" --archive "$zip"
-expect_in verify-line "$tmp/out" "ok cli-box 1.0.0 linux-x86_64-cpu: 4 entries, execution python-script"
+expect_in verify-line "$tmp/out" "ok cli-box 1.0.0 linux-x86_64-cpu: 5 entries, execution python-script"
 check verify-json 0 "$sc" verify "$rel" --trust "$trust" --archive "$zip" --json
 expect_in verify-json-status "$tmp/out" '"status": "verified"'
 check verify-default-archive-missing 1 "$sc" verify "$rel" --trust "$trust"
@@ -151,8 +155,23 @@ expect_in prepare-size-code "$tmp/err" "error[installed-size-mismatch]"
 expect prepare-size-nothing-left test ! -e "$tmp/boxes/three"
 expect prepare-no-stage test -z "$(ls -A "$tmp/boxes" | grep scrollcase-prepare)"
 
+# ---- verify --audit ----------------------------------------------------------
+check verify-audit 0 "$sc" verify "$rel" --trust "$trust" --archive "$zip" --audit \
+    --temporary-directory "$tmp" --json
+expect_in verify-audit-json "$tmp/out" '"errors": 0'
+expect verify-audit-cleaned test -z "$(ls -A "$tmp" | grep scrollcase-audit)"
+
 # ---- verify --extracted, attach ----------------------------------------------
 check verify-extracted 0 "$sc" verify "$rel" --trust "$trust" --extracted "$tmp/boxes/one"
+check verify-extracted-audit 0 "$sc" verify "$rel" --trust "$trust" --extracted "$tmp/boxes/one" --audit
+check prepare-audit 0 "$sc" prepare "$rel" "$tmp/boxes/audit" --trust "$trust" --archive "$zip"
+# an unlisted record is invisible to the payload check but not to the audit
+printf '{"name": "numpy", "version": "2.1.0", "build": "py311h0", "subdir": "osx-arm64"}\n' \
+    >"$tmp/boxes/audit/venv/conda-meta/numpy-2.1.0-py311h0.json"
+check verify-extracted-audit-foreign 1 "$sc" verify "$rel" --trust "$trust" \
+    --extracted "$tmp/boxes/audit" --audit
+expect_in verify-extracted-audit-code "$tmp/err" "error[audit-failed]"
+expect_in verify-extracted-audit-finding "$tmp/err" "numpy"
 echo changed >"$tmp/boxes/two/app/main.py"
 check verify-extracted-changed 1 "$sc" verify "$rel" --trust "$trust" --extracted "$tmp/boxes/two"
 expect_in verify-extracted-code "$tmp/err" "error[payload-mismatch]"
