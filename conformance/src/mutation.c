@@ -32,7 +32,10 @@ typedef enum {
     M_IGNORE_REVOCATIONS,
     M_PREPARE_OVERWRITES_DESTINATION,
     M_SIGNAL_AS_EXIT_STATUS,
-    M_RUN_IGNORES_RELEASE_ENVIRONMENT
+    M_RUN_IGNORES_RELEASE_ENVIRONMENT,
+    M_PARITY_NON_FINITE_PASSES,
+    M_PARITY_BREACH_IGNORED,
+    M_COMPAT_PENDING_AS_SUPPORTED
 } mutation;
 
 static const struct {
@@ -56,6 +59,9 @@ static const struct {
     {"prepare-overwrites-destination", M_PREPARE_OVERWRITES_DESTINATION},
     {"signal-as-exit-status", M_SIGNAL_AS_EXIT_STATUS},
     {"run-ignores-release-environment", M_RUN_IGNORES_RELEASE_ENVIRONMENT},
+    {"parity-non-finite-passes", M_PARITY_NON_FINITE_PASSES},
+    {"parity-breach-ignored", M_PARITY_BREACH_IGNORED},
+    {"compat-pending-as-supported", M_COMPAT_PENDING_AS_SUPPORTED},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -283,6 +289,20 @@ static int drop_release_environment(const sc_adapter_ctx *ctx, sc_json *output)
     return 0;
 }
 
+/* A pending-probe verdict reported as supported: the port treats a device
+ * probe that could not run as a pass. */
+static int pending_as_supported(sc_json *output)
+{
+    sc_json *verdict = member(output, "verdict");
+    const char *v = sc_json_cstr(verdict);
+    if (v == NULL || strcmp(v, "pending-probe") != 0)
+        return 0;
+    sc_json *s = sc_json_new_string("supported");
+    if (s == NULL || sc_json_object_set(output, "verdict", s) != 0)
+        return -1;
+    return 0;
+}
+
 int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
 {
     int is_resolve = strcmp(ctx->operation, "scroll-resolve") == 0;
@@ -331,6 +351,14 @@ int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output
         return *code == SC_OK && is_run(ctx) ? signal_as_exit(*output) : 0;
     case M_RUN_IGNORES_RELEASE_ENVIRONMENT:
         return *code == SC_OK && is_run(ctx) ? drop_release_environment(ctx, *output) : 0;
+    case M_PARITY_NON_FINITE_PASSES:
+        return swallow(code, output, SC_E_PARITY_NON_FINITE);
+    case M_PARITY_BREACH_IGNORED:
+        return swallow(code, output, SC_E_PARITY_BREACH);
+    case M_COMPAT_PENDING_AS_SUPPORTED:
+        return *code == SC_OK && strcmp(ctx->operation, "compat") == 0
+                   ? pending_as_supported(*output)
+                   : 0;
     case M_MIGRATE_NOOP:
         return *code == SC_OK && strcmp(ctx->operation, "scroll-migrate") == 0
                    ? migrate_noop(ctx, *output)
