@@ -300,8 +300,11 @@ static void test_zip64_records_and_extra_fields_are_read(void)
 
 static void test_zip64_records_that_lie_are_invalid(void)
 {
-    EXPECT_OPEN("data = A(F('a'), zip64=True, zip64_fields={'entries': 2, 'entries_disk': 2}, "
-                "eocd_fields={'entries': 1, 'entries_disk': 1})",
+    EXPECT_OPEN("data = A(F('a'), zip64=True, eocd_fields={'entries': 2, 'entries_disk': zf.MAX16})",
+                SC_E_INVALID_ARCHIVE, "disagree");
+    EXPECT_OPEN("data = A(F('a'), zip64=True, eocd_fields={'cd_size': 1})",
+                SC_E_INVALID_ARCHIVE, "disagree");
+    EXPECT_OPEN("data = A(F('a'), zip64=True, eocd_fields={'cd_offset': 5})",
                 SC_E_INVALID_ARCHIVE, "disagree");
     EXPECT_OPEN("data = A(F('a'), zip64=True, locator_fields={'eocd64_offset': 1})",
                 SC_E_INVALID_ARCHIVE, NULL);
@@ -381,6 +384,9 @@ static void test_end_record_that_lies_is_invalid(void)
     EXPECT_OPEN("data = A(F('a'), eocd_fields={'cd_offset': 1 << 30})", SC_E_INVALID_ARCHIVE,
                 "central directory");
     EXPECT_OPEN("data = A(F('a'), eocd_fields={'cd_size': 10})", SC_E_INVALID_ARCHIVE, NULL);
+    EXPECT_OPEN("d, lay = zf.assemble_layout([F('a')])\n"
+                "data = d[:lay.eocd_offset] + b'\\0' * 4 + d[lay.eocd_offset:]",
+                SC_E_INVALID_ARCHIVE, "central directory is not where");
     EXPECT_OPEN("data = A(F('a'), eocd_fields={'disk': 1})", SC_E_INVALID_ARCHIVE, "multi-disk");
     EXPECT_OPEN("data = A(F('a'), prefix=b'#!/bin/sh\\n', eocd_fields={'cd_offset': 0})",
                 SC_E_INVALID_ARCHIVE, NULL);
@@ -475,7 +481,8 @@ static void test_special_types_are_refused(void)
 
 static void test_link_target_over_1024_bytes_is_refused(void)
 {
-    EXPECT_OPEN("data = A(F('f'), L('l', 'a/' * 512 + 'f'))", SC_E_LINK_ENTRY, "1024");
+    EXPECT_OPEN("data = A(F('f'), L('l', './' + '/' * 1022 + 'f'))", SC_E_LINK_ENTRY, "1024");
+    EXPECT_OPEN("data = A(F('f'), L('l', './' + '/' * 1021 + 'f'))", SC_OK, NULL);
     EXPECT_OPEN("data = A(F('a/' * 511 + 'f'), L('l', 'a/' * 511 + 'f'))", SC_OK, NULL);
 }
 
