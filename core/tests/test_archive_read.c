@@ -388,6 +388,10 @@ static void test_end_record_that_lies_is_invalid(void)
                 "data = d[:lay.eocd_offset] + b'\\0' * 4 + d[lay.eocd_offset:]",
                 SC_E_INVALID_ARCHIVE, "central directory is not where");
     EXPECT_OPEN("data = A(F('a'), eocd_fields={'disk': 1})", SC_E_INVALID_ARCHIVE, "multi-disk");
+    EXPECT_OPEN("data = A(F('a', central={'disk_start': 1}))", SC_E_INVALID_ARCHIVE, "another disk");
+    /* A count that cannot fit is refused before anything is allocated. */
+    EXPECT_OPEN("data = A(F('a'), zip64=True, zip64_fields={'entries': 1 << 40, 'entries_disk': 1 << 40})",
+                SC_E_INVALID_ARCHIVE, "more entries than");
     EXPECT_OPEN("data = A(F('a'), prefix=b'#!/bin/sh\\n', eocd_fields={'cd_offset': 0})",
                 SC_E_INVALID_ARCHIVE, NULL);
 }
