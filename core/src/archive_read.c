@@ -332,7 +332,6 @@ static sc_code find_end(sc_zip *z, endinfo *ei, sc_error *err)
 /* ---- central records ------------------------------------------------------------ */
 
 typedef struct raw {
-    unsigned made_by;
     unsigned flags;
     unsigned method;
     uint32_t crc;
@@ -347,8 +346,10 @@ typedef struct raw {
 
 /*
  * Walk an extra field block: every record's header and body must fit.
- * Returns the body of the first record with the id (or NULL), -1 in *bad
- * when the block is malformed.
+ * Returns the body of the first record with the id (or NULL); *malformed is
+ * set when the block is not well framed.  The "version made by" host is
+ * never consulted: the Unix mode is read from the external attributes
+ * whatever it says.
  */
 static const unsigned char *extra_find(const unsigned char *x, size_t n, unsigned id,
                                        size_t *body_len, int *malformed)
@@ -426,7 +427,6 @@ static sc_code parse_central(sc_zip *z, const unsigned char *cd, size_t cd_size,
                        "the central directory holds fewer records than the end record counts");
         const unsigned char *c = cd + pos;
         raw *r = &out[i];
-        r->made_by = rd16(c + 4);
         r->flags = rd16(c + 8);
         r->method = rd16(c + 10);
         r->crc = rd32(c + 16);
