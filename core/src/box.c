@@ -385,8 +385,12 @@ sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
         close(fd);
         return c;
     }
+    /* The extraction budget is the signed installed size: the entries may
+     * not declare more bytes than the release says the box installs, so a
+     * signed archive can never inflate past what its signer stated. */
+    sc_zip_limits limits = {r->installed_size, 0};
     sc_zip *z = NULL;
-    if ((c = sc_zip_open_fd(fd, archive_path, NULL, &z, err)) != SC_OK) {
+    if ((c = sc_zip_open_fd(fd, archive_path, &limits, &z, err)) != SC_OK) {
         close(fd);
         return c;
     }
