@@ -13,7 +13,7 @@
 
 typedef struct opt_def {
     const char *name;
-    unsigned bit; /* 0: a workspace option */
+    unsigned long long bit; /* 0: a workspace option */
     int takes_value;
 } opt_def;
 
@@ -39,6 +39,21 @@ static const opt_def options[] = {
     {"--host-app-version", OPT_HOST_APP_VERSION, 1},
     {"--host-facts", OPT_HOST_FACTS, 1},
     {"--audit", OPT_AUDIT, 0},
+    {"--environment-prefix", OPT_ENV_PREFIX, 1}, {"--allow-dirty", OPT_ALLOW_DIRTY, 0},
+    {"--channel", OPT_CHANNEL, 1},     {"--weights", OPT_WEIGHTS, 1},
+    {"--asset-base-url", OPT_ASSET_BASE_URL, 1}, {"--namespace", OPT_NAMESPACE, 1},
+    {"--pixi", OPT_PIXI, 1},           {"--conda-pack", OPT_CONDA_PACK, 1},
+    {"--target", OPT_TARGET, 1},       {"--no-cuda-audit", OPT_NO_CUDA_AUDIT, 0},
+    {"--field", OPT_FIELD, 1},         {"--value", OPT_VALUE, 1},
+    {"--to", OPT_TO, 1},               {"--version", OPT_VERSION_ARG, 1},
+    {"--write", OPT_WRITE, 0},         {"--check-assets", OPT_CHECK_ASSETS, 0},
+    {"--repin", OPT_REPIN, 0},         {"--from-requirements", OPT_FROM_REQUIREMENTS, 1},
+    {"--scroll", OPT_SCROLL, 1},       {"--pixi-version", OPT_PIXI_VERSION, 1},
+    {"--box-id", OPT_BOX_ID, 1},       {"--execution", OPT_EXECUTION, 1},
+    {"--script", OPT_SCRIPT, 1},       {"--module", OPT_MODULE, 1},
+    {"--python-version", OPT_PYTHON_VERSION, 1},
+    {"--source-revision", OPT_SOURCE_REVISION, 1},
+    {"--model-id", OPT_MODEL_ID, 1},   {"--example", OPT_EXAMPLE, 0},
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
 
@@ -80,7 +95,8 @@ int sc_cli_command_index(int argc, char **argv)
 }
 
 /* Parse argv (all of it but argv[0] and the command word at skip). */
-int sc_cli_parse(int argc, char **argv, int skip, unsigned allowed, sc_cli_args *a)
+int sc_cli_parse(int argc, char **argv, int skip, unsigned long long allowed,
+                 sc_cli_args *a)
 {
     int options_done = 0;
     for (int i = 1; i < argc; i++) {
@@ -162,17 +178,17 @@ int sc_cli_parse(int argc, char **argv, int skip, unsigned allowed, sc_cli_args 
 }
 
 
-int sc_cli_bit_index(unsigned bit)
+int sc_cli_bit_index(unsigned long long bit)
 {
     int i = 0;
-    while (i < 31 && bit > 1u) {
+    while (i < 63 && bit > 1u) {
         bit >>= 1;
         i++;
     }
     return i;
 }
 
-const char *sc_cli_value(const sc_cli_args *a, unsigned bit)
+const char *sc_cli_value(const sc_cli_args *a, unsigned long long bit)
 {
     return a->value[sc_cli_bit_index(bit)];
 }

@@ -579,7 +579,7 @@ int sc_cli_box_dispatch(int argc, char **argv, int *status)
     if (at == 0 || !is_ours(argv[at]))
         return 0;
     const char *cmd = argv[at];
-    unsigned allowed =
+    unsigned long long allowed =
         strcmp(cmd, "verify") == 0
             ? OPT_TRUST | OPT_ARCHIVE | OPT_EXTRACTED | OPT_SELF_TEST | OPT_REVOCATIONS |
                   OPT_TMPDIR | OPT_AUDIT | OPT_JSON

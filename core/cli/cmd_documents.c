@@ -351,7 +351,7 @@ int sc_cli_documents_dispatch(int argc, char **argv, int *status)
     if (at == 0 || !is_ours(argv[at]))
         return 0;
     const char *cmd = argv[at];
-    unsigned allowed = strcmp(cmd, "keygen") == 0 ? OPT_KEY_ID | OPT_FORCE | OPT_JSON
+    unsigned long long allowed = strcmp(cmd, "keygen") == 0 ? OPT_KEY_ID | OPT_FORCE | OPT_JSON
                        : strcmp(cmd, "sign") == 0
                            ? OPT_OUT | OPT_KEY_ID | OPT_SIGNER | OPT_PUBLIC_KEY | OPT_JSON
                        : strcmp(cmd, "channel") == 0 ? OPT_TRUST | OPT_INSTALL_ID | OPT_JSON

@@ -284,7 +284,7 @@ int sc_cli_parity_dispatch(int argc, char **argv, int *status)
     if (at == 0)
         return 0;
     const char *cmd = argv[at];
-    unsigned allowed;
+    unsigned long long allowed;
     if (strcmp(cmd, "parity") == 0)
         allowed = OPT_ABSOLUTE | OPT_RELATIVE | OPT_MIN_COSINE | OPT_JSON;
     else if (strcmp(cmd, "gpu") == 0)

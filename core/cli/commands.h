@@ -32,6 +32,18 @@ int sc_cli_box_help(const char *cmd) __attribute__((weak));
 /* parity, gpu, compat (cmd_parity.c) */
 int sc_cli_parity_dispatch(int argc, char **argv, int *status) __attribute__((weak));
 int sc_cli_parity_help(const char *cmd) __attribute__((weak));
+/* build (cmd_build.c) */
+const char *sc_cli_build_summary(void) __attribute__((weak));
+int sc_cli_build_dispatch(int argc, char **argv, int *status) __attribute__((weak));
+int sc_cli_build_help(const char *cmd) __attribute__((weak));
+/* doctor, lock (cmd_env.c) */
+const char *sc_cli_env_summary(void) __attribute__((weak));
+int sc_cli_env_dispatch(int argc, char **argv, int *status) __attribute__((weak));
+int sc_cli_env_help(const char *cmd) __attribute__((weak));
+/* init, new, add, remove, edit, refresh (cmd_author.c) */
+const char *sc_cli_author_summary(void) __attribute__((weak));
+int sc_cli_author_dispatch(int argc, char **argv, int *status) __attribute__((weak));
+int sc_cli_author_help(const char *cmd) __attribute__((weak));
 /* audit (cmd_audit.c) */
 int sc_cli_audit_dispatch(int argc, char **argv, int *status) __attribute__((weak));
 int sc_cli_audit_help(const char *cmd) __attribute__((weak));

@@ -41,7 +41,7 @@ static const char *const main_help =
     "                                verify a signed document\n"
     "  channel resolve CHANNEL --install-id ID --trust TRUSTFILE [--json]\n"
     "                                the release a signed channel serves this install\n"
-    "%s%s%s"
+    "%s%s%s%s%s%s"
     "  help [COMMAND]                this text, or a command's\n"
     "\n"
     "Workspace options (every command):\n"
@@ -79,7 +79,10 @@ static const char *const migrate_help =
 static int help_for(const char *cmd)
 {
     if (cmd == NULL)
-        printf(main_help, sc_cli_box_summary ? sc_cli_box_summary() : "",
+        printf(main_help, sc_cli_author_summary ? sc_cli_author_summary() : "",
+               sc_cli_build_summary ? sc_cli_build_summary() : "",
+               sc_cli_env_summary ? sc_cli_env_summary() : "",
+               sc_cli_box_summary ? sc_cli_box_summary() : "",
                sc_cli_parity_summary ? sc_cli_parity_summary() : "",
                sc_cli_audit_summary ? sc_cli_audit_summary() : "");
     else if (strcmp(cmd, "scroll") == 0)
@@ -95,6 +98,12 @@ static int help_for(const char *cmd)
     else if (sc_cli_parity_help && sc_cli_parity_help(cmd) == 0)
         ;
     else if (sc_cli_audit_help && sc_cli_audit_help(cmd) == 0)
+        ;
+    else if (sc_cli_build_help && sc_cli_build_help(cmd) == 0)
+        ;
+    else if (sc_cli_env_help && sc_cli_env_help(cmd) == 0)
+        ;
+    else if (sc_cli_author_help && sc_cli_author_help(cmd) == 0)
         ;
     else
         return sc_cli_usage_error("unknown command %s", cmd);
@@ -271,8 +280,14 @@ int main(int argc, char **argv)
         return status;
     if (sc_cli_audit_dispatch && sc_cli_audit_dispatch(argc, argv, &status))
         return status;
+    if (sc_cli_build_dispatch && sc_cli_build_dispatch(argc, argv, &status))
+        return status;
+    if (sc_cli_env_dispatch && sc_cli_env_dispatch(argc, argv, &status))
+        return status;
+    if (sc_cli_author_dispatch && sc_cli_author_dispatch(argc, argv, &status))
+        return status;
     const char *cmd = argv[at];
-    unsigned allowed = strcmp(cmd, "migrate") == 0 ? OPT_JSON | OPT_DRY_RUN
+    unsigned long long allowed = strcmp(cmd, "migrate") == 0 ? OPT_JSON | OPT_DRY_RUN
                        : strcmp(cmd, "help") == 0  ? 0
                                                    : OPT_JSON;
     sc_cli_args a;

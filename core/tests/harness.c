@@ -50,6 +50,16 @@ static void register_all(void)
         register_parity_tests();
     if (register_audit_tests)
         register_audit_tests();
+    if (register_build_tests)
+        register_build_tests();
+    if (register_download_tests)
+        register_download_tests();
+    if (register_envsource_tests)
+        register_envsource_tests();
+    if (register_gates_tests)
+        register_gates_tests();
+    if (register_author_tests)
+        register_author_tests();
 }
 
 char *sc_test_tmpdir(void)

@@ -28,6 +28,11 @@ void register_consumer_tests(void) __attribute__((weak));
 void register_run_tests(void) __attribute__((weak));
 void register_parity_tests(void) __attribute__((weak));
 void register_audit_tests(void) __attribute__((weak));
+void register_build_tests(void) __attribute__((weak));
+void register_download_tests(void) __attribute__((weak));
+void register_envsource_tests(void) __attribute__((weak));
+void register_gates_tests(void) __attribute__((weak));
+void register_author_tests(void) __attribute__((weak));
 
 /* A fresh empty directory under $TMPDIR for one test (caller frees). */
 char *sc_test_tmpdir(void);

@@ -104,7 +104,20 @@
     X(SC_E_INVALID_LOCK, "invalid-lock")                                     \
     X(SC_E_INVALID_PIXI_TOML, "invalid-pixi-toml")                           \
     X(SC_E_AUDIT_FAILED, "audit-failed")                                     \
-    X(SC_E_INVALID_HOST_FACTS, "invalid-host-facts")
+    X(SC_E_INVALID_HOST_FACTS, "invalid-host-facts")                         \
+    /* building boxes (appended) */                                          \
+    X(SC_E_DOWNLOAD_FAILED, "download-failed")                               \
+    X(SC_E_DIRTY_SOURCE_TREE, "dirty-source-tree")                           \
+    X(SC_E_NOT_A_GIT_CHECKOUT, "not-a-git-checkout")                         \
+    X(SC_E_TOOL_MISSING, "tool-missing")                                     \
+    X(SC_E_TOOL_VERSION_MISMATCH, "tool-version-mismatch")                   \
+    X(SC_E_LOCAL_FILE_MISSING, "local-file-missing")                         \
+    X(SC_E_LOCAL_FILE_MISMATCH, "local-file-mismatch")                       \
+    X(SC_E_MISSING_LOCK, "missing-lock")                                     \
+    X(SC_E_LICENSE_AUDIT_MISMATCH, "license-audit-mismatch")                 \
+    X(SC_E_ASSET_ARCHIVE_CONFLICT, "asset-archive-conflict")                 \
+    X(SC_E_RELOCATION_FAILED, "relocation-failed")                           \
+    X(SC_E_SCROLL_EXISTS, "scroll-exists")
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,
