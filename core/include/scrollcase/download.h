@@ -1,0 +1,47 @@
+/*
+ * download.h — assets over HTTP(S) with libcurl (docs/format-v3.md 20.3).
+ *
+ * Guarantees: bytes go to "<dest>.part" and reach dest only by rename after
+ * the size (and, when pinned, the SHA-256) matched, so dest never holds a
+ * partial or unverified file.  An existing .part is resumed with
+ * "Range: bytes=<n>-" and appended to only on 206; any other 2xx restarts
+ * it from byte 0.  Redirects are followed, only to http and https.  A non-2xx
+ * status is final (SC_E_DOWNLOAD_FAILED, not retried); network errors and
+ * stalls are retried up to `attempts` times with a growing delay, then
+ * SC_E_DOWNLOAD_FAILED.  No global state besides libcurl's own one-time
+ * initialisation.
+ */
+#ifndef SCROLLCASE_DOWNLOAD_H
+#define SCROLLCASE_DOWNLOAD_H
+
+#include <stdint.h>
+
+#include "scrollcase/error.h"
+
+typedef struct sc_download_options {
+    int attempts;                 /* 0 = 5 */
+    long connect_timeout_seconds; /* 0 = 30 */
+    long stall_timeout_seconds;   /* 0 = 60: abort when < 1 byte/s for this long */
+    unsigned retry_delay_ms;      /* 0 = 2000 (x attempt); tests set 1 */
+    /* Called as bytes arrive (total 0 when unknown); may be NULL. */
+    void (*progress)(void *ctx, const char *what, uint64_t done, uint64_t total);
+    void *ctx;
+} sc_download_options;
+
+/*
+ * Download url to dest (o may be NULL: defaults).  Size differs ->
+ * SC_E_ASSET_SIZE (the .part is kept for a later resume when it is shorter);
+ * SHA-256 differs -> SC_E_ASSET_HASH (the .part is deleted); an existing dest
+ * is replaced only by a verified file.
+ */
+sc_code sc_download_verified(const char *url, const char *dest, uint64_t size,
+                             const char *sha256_hex, const sc_download_options *o,
+                             sc_error *err);
+
+/* Download without a pin (add asset / refresh): *size and sha256_hex of what
+ * arrived, which is then at dest. */
+sc_code sc_download_measure(const char *url, const char *dest,
+                            const sc_download_options *o, uint64_t *size,
+                            char sha256_hex[65], sc_error *err);
+
+#endif

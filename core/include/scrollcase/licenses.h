@@ -1,0 +1,33 @@
+/*
+ * licenses.h — the licence inventory of a lock and the reviewed-audit gate
+ * (docs/format-v3.md 10.7, 20.4).
+ *
+ * Guarantees: the inventory lists every package the lock's "default"
+ * environment installs on the target's conda platform, sorted by the bytes
+ * of the name then of the version; a package with no licence, an empty one
+ * or "UNKNOWN" is refused (SC_E_LICENSE_AUDIT_MISMATCH naming it).  The gate
+ * compares the inventory with the reviewed file byte for byte after
+ * deterministic writing and writes
+ * <payload_root>/THIRD_PARTY_NOTICES/conda-distributions.json atomically.
+ */
+#ifndef SCROLLCASE_LICENSES_H
+#define SCROLLCASE_LICENSES_H
+
+#include "scrollcase/error.h"
+#include "scrollcase/json.h"
+#include "scrollcase/pixi_lock.h"
+#include "scrollcase/target.h"
+
+/* Path of the notices file under the payload root. */
+#define SC_LICENSE_NOTICES_PATH "THIRD_PARTY_NOTICES/conda-distributions.json"
+
+/* ns NULL = "scrollcase.box"; lock_sha256 is the lock file's hex digest. */
+sc_code sc_license_inventory(const sc_pixi_lock *lock, const sc_target *t,
+                             const char *lock_sha256, const char *ns,
+                             sc_json **inventory, sc_error *err);
+
+/* reviewed_path NULL: no comparison.  payload_root NULL: nothing written. */
+sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
+                        const char *payload_root, sc_error *err);
+
+#endif
