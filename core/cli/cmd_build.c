@@ -1,0 +1,228 @@
+/*
+ * cmd_build.c — scrollcase build.
+ *
+ * Argument parsing and printing only: the pipeline is libscrollcase's
+ * (build.h, docs/format-v3.md 20).  Progress lines go to stderr; the result
+ * (text, or --json) to stdout.  Exit status: 0 built and published, 1 a
+ * refusal or failure (its code printed), 2 a usage error.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "commands.h"
+
+#include "args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scrollcase/build.h"
+#include "scrollcase/config.h"
+#include "scrollcase/error.h"
+#include "scrollcase/json.h"
+#include "scrollcase/scroll.h"
+
+static const char build_help[] =
+    "usage: scrollcase build [REF] [--target ID|all] [--channel nightly|beta|stable]\n"
+    "         [--weights embed|on-demand] [--asset-base-url URL] [--namespace NS]\n"
+    "         [--allow-dirty] [--environment-prefix DIR | --pixi P --conda-pack C]\n"
+    "         [--key-id ID | --signer-command CMD [--public-key TRUSTFILE]]\n"
+    "         [--compression deflate|store] [--no-cuda-audit] [--json]\n"
+    "         [workspace options]\n"
+    "\n"
+    "Builds the box of one scroll and publishes it into the dist directory\n"
+    "(docs/format-v3.md 20): boxes/<boxId>/<version>/<targetId>/<archive sha256>.zip,\n"
+    "<release sha256>.release.json beside it, and\n"
+    "channels/<boxId>/<channel>/<targetId>.json.  REF is <boxId>/<targetId>, or\n"
+    "<boxId> with --target, or nothing when the workspace has one scroll;\n"
+    "--target all builds every target REF names, one after the other.\n"
+    "\n"
+    "Every refusal the scroll and the options decide (channel, weights, asset\n"
+    "base URL, namespace, native host, signing keys, environment source, CUDA\n"
+    "audit) comes before git runs or a directory changes.  The environment is a\n"
+    "relocatable prefix (--environment-prefix, copied in as venv/) or the\n"
+    "scroll's pixi.lock (pixi install --frozen with the pinned pixi, then\n"
+    "conda-pack; --pixi/--conda-pack name the tools).  The source tree must be a\n"
+    "clean git checkout unless --allow-dirty.  Documents are signed with the\n"
+    "keys directory's pair (--key-id checks its keyId) or by an external\n"
+    "signer checked against --public-key (default: the keys directory's public\n"
+    "file).  --compression store writes every entry stored (byte-identical\n"
+    "across implementations).  --no-cuda-audit skips the CUDA ABI audit of a\n"
+    "CUDA target; the release records that it was opted out.\n";
+
+const char *sc_cli_build_summary(void)
+{
+    return "  build [REF] [--environment-prefix DIR]  build, sign and publish a box\n";
+}
+
+int sc_cli_build_help(const char *cmd)
+{
+    if (cmd == NULL || strcmp(cmd, "build") != 0)
+        return -1;
+    fputs(build_help, stdout);
+    return 0;
+}
+
+static void print_progress(void *ctx, const char *step, const char *detail)
+{
+    (void)ctx;
+    fprintf(stderr, "scrollcase: %s%s%s\n", step, detail[0] ? ": " : "", detail);
+}
+
+/* The references REF and --target select (sorted), into *refs. */
+static sc_code select_refs(const sc_cli_args *a, const char *scrolls, sc_scroll_ref_list *out,
+                           sc_error *err)
+{
+    const char *ref = a->npositional > 0 ? a->positional[0] : NULL;
+    const char *target = sc_cli_value(a, OPT_TARGET);
+    sc_code c = sc_scroll_list_refs(scrolls, ref, out, err);
+    if (c != SC_OK)
+        return c;
+    if (target != NULL && strcmp(target, "all") != 0) {
+        size_t k = 0;
+        for (size_t i = 0; i < out->count; i++) {
+            const char *slash = strchr(out->refs[i], '/');
+            if (slash && strcmp(slash + 1, target) == 0)
+                out->refs[k++] = out->refs[i];
+            else
+                free(out->refs[i]);
+        }
+        out->count = k;
+        if (k == 0)
+            return sc_error_set(err, SC_E_SCROLL_NOT_FOUND, NULL,
+                                "no scroll of %s has the target %s", ref ? ref : "the workspace",
+                                target);
+    }
+    if (out->count > 1 && target == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL,
+                            "%s names %zu scrolls; pass <boxId>/<targetId>, --target ID or "
+                            "--target all",
+                            ref ? ref : "the workspace", out->count);
+    return SC_OK;
+}
+
+static sc_json *result_json(const sc_build_result *r)
+{
+    sc_json *o = sc_json_new_object();
+    if (o == NULL)
+        return NULL;
+    struct {
+        const char *k, *v;
+    } s[] = {{"boxId", r->box_id},
+             {"version", r->version},
+             {"targetId", r->target_id},
+             {"channel", r->channel},
+             {"weights", r->weights},
+             {"archive", r->archive_path},
+             {"archiveSha256", r->archive_sha256},
+             {"release", r->release_path},
+             {"releaseSha256", r->release_sha256},
+             {"channelFile", r->channel_path},
+             {"payloadDigest", r->payload_sha256},
+             {"builderRevision", r->builder_revision},
+             {"builtAt", r->built_at}};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        bad |= sc_json_object_append(o, s[i].k, sc_json_new_string(s[i].v));
+    bad |= sc_json_object_append(o, "sourceTreeDirty", sc_json_new_bool(r->source_tree_dirty));
+    bad |= sc_json_object_append(o, "archiveSizeBytes", sc_json_new_number((double)r->archive_size));
+    bad |= sc_json_object_append(o, "installedSizeBytes",
+                                 sc_json_new_number((double)r->installed_size));
+    if (bad) {
+        sc_json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int cmd_build(sc_cli_args *a)
+{
+    if (a->npositional > 1)
+        return sc_cli_usage_error("unexpected argument %s", a->positional[1]);
+    const char *comp = sc_cli_value(a, OPT_COMPRESSION);
+    if (comp != NULL && strcmp(comp, "deflate") != 0 && strcmp(comp, "store") != 0)
+        return sc_cli_usage_error("--compression takes deflate or store, not %s", comp);
+    if (a->signer == NULL && a->public_key != NULL)
+        return sc_cli_usage_error("%s", "--public-key goes with --signer-command");
+    if (a->signer != NULL && a->key_id != NULL)
+        return sc_cli_usage_error("%s", "--key-id is for local keys, not with --signer-command");
+    sc_error err;
+    sc_workspace ws;
+    if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
+        return sc_cli_report(&err);
+    sc_scroll_ref_list refs = {NULL, 0};
+    int rc = 0;
+    if (select_refs(a, ws.paths[SC_WS_SCROLLS], &refs, &err) != SC_OK) {
+        rc = sc_cli_report(&err);
+        sc_scroll_ref_list_free(&refs);
+        sc_workspace_free(&ws);
+        return rc;
+    }
+    sc_json *all = (a->given & OPT_JSON) ? sc_json_new_array() : NULL;
+    for (size_t i = 0; rc == 0 && i < refs.count; i++) {
+        sc_build_options o;
+        memset(&o, 0, sizeof o);
+        o.workspace = &ws;
+        o.ref = refs.refs[i];
+        o.channel = sc_cli_value(a, OPT_CHANNEL);
+        o.weights = sc_cli_value(a, OPT_WEIGHTS);
+        o.asset_base_url = sc_cli_value(a, OPT_ASSET_BASE_URL);
+        o.ns = sc_cli_value(a, OPT_NAMESPACE);
+        o.allow_dirty = (a->given & OPT_ALLOW_DIRTY) != 0;
+        o.environment_prefix = sc_cli_value(a, OPT_ENV_PREFIX);
+        o.pixi = sc_cli_value(a, OPT_PIXI);
+        o.conda_pack = sc_cli_value(a, OPT_CONDA_PACK);
+        o.key_id = a->key_id;
+        o.signer_command = a->signer;
+        o.signer_trust = a->public_key;
+        o.no_cuda_audit = (a->given & OPT_NO_CUDA_AUDIT) != 0;
+        o.compression = comp && strcmp(comp, "store") == 0 ? SC_ARCHIVE_STORE : SC_ARCHIVE_DEFLATE;
+        o.progress = print_progress;
+        sc_build_result r;
+        if (sc_build(&o, &r, &err) != SC_OK) {
+            rc = sc_cli_report(&err);
+        } else if (all != NULL) {
+            if (sc_json_array_append(all, result_json(&r)) != 0) {
+                sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+                rc = sc_cli_report(&err);
+            }
+        } else {
+            printf("built %s %s %s (%s channel)\n  archive: %s\n  release: %s\n  channel: %s\n",
+                   r.box_id, r.version, r.target_id, r.channel, r.archive_path, r.release_path,
+                   r.channel_path);
+            if (fflush(stdout) != 0)
+                rc = EXIT_REJECTED;
+        }
+        sc_build_result_free(&r);
+    }
+    if (all != NULL) {
+        if (rc == 0)
+            rc = sc_cli_print_json(all);
+        else
+            sc_json_free(all);
+    }
+    sc_scroll_ref_list_free(&refs);
+    sc_workspace_free(&ws);
+    return rc;
+}
+
+int sc_cli_build_dispatch(int argc, char **argv, int *status)
+{
+    int at = sc_cli_command_index(argc, argv);
+    if (at == 0 || strcmp(argv[at], "build") != 0)
+        return 0;
+    sc_cli_args a;
+    memset(&a, 0, sizeof a);
+    unsigned long long allowed = OPT_TARGET | OPT_CHANNEL | OPT_WEIGHTS | OPT_ASSET_BASE_URL |
+                                 OPT_NAMESPACE | OPT_ALLOW_DIRTY | OPT_ENV_PREFIX | OPT_PIXI |
+                                 OPT_CONDA_PACK | OPT_KEY_ID | OPT_SIGNER | OPT_PUBLIC_KEY |
+                                 OPT_COMPRESSION | OPT_NO_CUDA_AUDIT | OPT_JSON;
+    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
+    if (rc != 0)
+        *status = rc;
+    else if (a.help)
+        *status = sc_cli_build_help("build");
+    else
+        *status = cmd_build(&a);
+    return 1;
+}
