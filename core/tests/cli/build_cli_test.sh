@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# build_cli_test.sh SCROLLCASE SOURCE_DIR — scrollcase build end to end: a
+# workspace in a fresh git repository, a hand-made relocatable prefix whose
+# venv/bin/python is a /bin/sh launcher of /usr/bin/python3, a key from
+# `scrollcase keygen`; the box is built, published into the dist tree, then
+# verified, prepared and run with the consumer commands.  Prints
+# "N passed, N failed".
+set -u
+sc=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+check() { # NAME EXPECTED_STATUS COMMAND...
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [[ $got == "$want" ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: exit $got, expected $want"
+        sed 's/^/  | /' "$tmp/out" "$tmp/err"
+    fi
+}
+
+expect_in() { # NAME FILE TEXT
+    if grep -qF -- "$3" "$2"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $1: \"$3\" not in $(basename "$2")"
+        sed 's/^/  | /' "$2"
+    fi
+}
+
+expect() { # NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name"
+    fi
+}
+
+if ! command -v git >/dev/null || [[ ! -x /usr/bin/python3 ]]; then
+    echo "SKIP: git and /usr/bin/python3 are needed to build a box"
+    exit 0
+fi
+
+# ---- the prefix: venv/bin/python launches the host's python ------------------
+prefix=$tmp/prefix
+mkdir -p "$prefix/bin" "$prefix/lib/python3/site-packages"
+printf '#!/bin/sh\nexec /usr/bin/python3 "$@"\n' >"$prefix/bin/python"
+chmod 755 "$prefix/bin/python"
+printf 'VALUE = 42\n' >"$prefix/lib/python3/site-packages/boxmod.py"
+
+# ---- the workspace -------------------------------------------------------------
+ws=$tmp/ws
+scroll_dir=$ws/scrolls/hello-box/linux-x86_64-cpu
+mkdir -p "$scroll_dir" "$ws/app"
+cp "$src/examples/workspace/app/hello.py" "$ws/app/hello.py"
+printf '.scrollcase/\n' >"$ws/.gitignore"
+cat >"$scroll_dir/scroll.json" <<EOF
+{
+  "schemaVersion": 3,
+  "boxId": "hello-box",
+  "modelId": "hello",
+  "runtimeId": "cpython",
+  "version": "1.0.0",
+  "sourceRevision": "test",
+  "target": {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"},
+  "pythonVersion": "3.11",
+  "pixiVersion": "0.40.0",
+  "assetBaseUrl": "https://boxes.example.test/",
+  "environment": {"HELLO_GREETING": "hello from a built box"},
+  "localFiles": [{"sourcePath": "app/hello.py", "relativePath": "app/hello.py",
+                  "sha256": "$(sha256sum "$ws/app/hello.py" | cut -d' ' -f1)"}],
+  "selfTest": {"imports": ["json"], "files": ["app/hello.py"],
+               "pythonCode": "import os; assert os.path.isfile('box.json')"},
+  "execution": {"kind": "python-script", "script": "app/hello.py",
+                "defaultArgs": ["--name", "world"]}
+}
+EOF
+git -C "$ws" init -q
+git -C "$ws" -c user.name=t -c user.email=t@t add -A
+GIT_COMMITTER_DATE='2024-02-29T23:30:00+05:00' git -C "$ws" -c user.name=t \
+    -c user.email=t@t commit -q -m one
+cd "$ws" || exit 1
+
+check keygen 0 "$sc" keygen
+trust=$ws/.scrollcase/keys/signing-public.json
+
+# ---- refusals before anything is written ----------------------------------------
+check refuse-channel 2 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --channel weekly
+expect_in refuse-channel-code "$tmp/err" "error[usage]"
+check refuse-weights 2 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --weights lazy
+check refuse-on-demand 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --weights on-demand
+expect_in refuse-on-demand-code "$tmp/err" "error[invalid-scroll]"
+check refuse-prefix 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$tmp/none"
+expect_in refuse-prefix-code "$tmp/err" "error[io-error]"
+check refuse-no-lock 1 "$sc" build hello-box/linux-x86_64-cpu
+expect_in refuse-no-lock-code "$tmp/err" "error[missing-lock]"
+check refuse-key-id 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --key-id someone-else
+expect_in refuse-key-id-code "$tmp/err" "error[invalid-key]"
+expect nothing-written test ! -e "$ws/.scrollcase/build"
+expect nothing-published test ! -e "$ws/.scrollcase/dist"
+
+# ---- the build ---------------------------------------------------------------------
+check build 0 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" --json
+expect_in build-json "$tmp/out" '"builtAt": "2024-02-29T18:30:00Z"'
+expect_in build-progress "$tmp/err" "scrollcase: self-test"
+dist=$ws/.scrollcase/dist
+rel=$(ls "$dist"/boxes/hello-box/1.0.0/linux-x86_64-cpu/*.release.json)
+zip=$(ls "$dist"/boxes/hello-box/1.0.0/linux-x86_64-cpu/*.zip)
+expect archive-named-by-hash test "$(basename "$zip" .zip)" = "$(sha256sum "$zip" | cut -d' ' -f1)"
+expect release-named-by-hash test "$(basename "$rel" .release.json)" = \
+    "$(sha256sum "$rel" | cut -d' ' -f1)"
+expect channel-file test -f "$dist/channels/hello-box/beta/linux-x86_64-cpu.json"
+check verify-document 0 "$sc" verify-document "$rel" --trust "$trust" --expect release
+check verify-channel 0 "$sc" verify-document "$dist/channels/hello-box/beta/linux-x86_64-cpu.json" \
+    --trust "$trust" --expect channel
+check verify 0 "$sc" verify "$rel" --trust "$trust"
+check prepare 0 "$sc" prepare "$rel" "$tmp/prepared" --trust "$trust"
+expect prepared-launcher test -x "$tmp/prepared/venv/bin/python"
+check run 0 "$sc" run "$rel" --trust "$trust" --prepared "$tmp/prepared" -- --name tester
+expect_in run-output "$tmp/out" "hello from a built box, tester!"
+
+# ---- rebuild: byte-identical --------------------------------------------------------
+first_zip=$(sha256sum "$zip" | cut -d' ' -f1)
+first_rel=$(basename "$rel")
+check rebuild 0 env TZ=Pacific/Kiritimati LC_ALL=C.UTF-8 bash -c 'umask 077; exec "$@"' _ \
+    "$sc" build hello-box --target linux-x86_64-cpu --environment-prefix "$prefix"
+expect rebuild-same-archive test "$(sha256sum "$zip" | cut -d' ' -f1)" = "$first_zip"
+expect rebuild-same-release test -f "$dist/boxes/hello-box/1.0.0/linux-x86_64-cpu/$first_rel"
+
+# ---- dirty trees ---------------------------------------------------------------------
+echo scratch >"$ws/untracked.txt"
+check dirty 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix"
+expect_in dirty-code "$tmp/err" "error[dirty-source-tree]"
+check dirty-allowed 0 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --allow-dirty --channel nightly
+expect nightly-channel test -f "$dist/channels/hello-box/nightly/linux-x86_64-cpu.json"
+
+# ---- an external signer ------------------------------------------------------------
+rm -f "$ws/untracked.txt"
+check signer-missing 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --signer-command "$tmp/no-signer" --public-key "$trust"
+expect_in signer-missing-code "$tmp/err" "error[signer-failed]"
+
+check help 0 "$sc" build --help
+expect_in help-usage "$tmp/out" "usage: scrollcase build"
+
+echo "$passed passed, $failed failed"
+[[ $failed == 0 ]]
