@@ -1,0 +1,1648 @@
+/*
+ * scroll_edit.c — authoring: init, new scroll, add/remove, edit, refresh.
+ *
+ * Guarantees (scroll_edit.h): an edit replaces files only through
+ * sc_file_write_atomic, then re-reads every target scroll of the box with
+ * sc_scroll_load; a failure puts the original bytes back.  JSON is written
+ * with sc_json_write in the member order of the file, new members placed
+ * by the table of format-v3 5.2.  A new scroll directory is built under a
+ * temporary name and renamed into place.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "scrollcase/scroll_edit.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scrollcase/config.h"
+#include "scrollcase/digest.h"
+#include "scrollcase/download.h"
+#include "scrollcase/file.h"
+#include "scrollcase/path.h"
+#include "scrollcase/scroll.h"
+#include "scrollcase/target.h"
+#include "scrollcase/toml_subset.h"
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static char *dup_printf(const char *fmt, const char *a, const char *b)
+{
+    size_t n = strlen(fmt) + (a ? strlen(a) : 0) + (b ? strlen(b) : 0) + 1;
+    char *s = malloc(n);
+    if (s != NULL)
+        snprintf(s, n, fmt, a ? a : "", b ? b : "");
+    return s;
+}
+
+static sc_code oom(sc_error *err)
+{
+    return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+}
+
+/* mkdir -p; 0 or -1 with errno. */
+static int mkdirs(const char *path)
+{
+    char *p = strdup(path);
+    if (p == NULL)
+        return -1;
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    int rc = mkdir(p, 0755);
+    int e = errno;
+    free(p);
+    if (rc != 0 && e == EEXIST && sc_is_dir(path))
+        return 0;
+    errno = e;
+    return rc;
+}
+
+static unsigned file_mode(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return (unsigned)(st.st_mode & 07777);
+    return 0644;
+}
+
+static sc_code sha256_file_hex(const char *path, char hex[65], sc_error *err)
+{
+    unsigned char d[SC_SHA256_LEN];
+    sc_code rc = sc_sha256_file(path, d, err);
+    if (rc == SC_OK)
+        sc_hex_lower(d, SC_SHA256_LEN, hex);
+    return rc;
+}
+
+/* ---- member order (format-v3 5.2) ------------------------------------- */
+
+static const char *const top_order[] = {
+    "$schema", "extends", "schemaVersion", "scrollId", "scrollVersion",
+    "boxId", "modelId", "runtimeId", "version", "sourceRevision", "target",
+    "compatibility", "pythonVersion", "pixiVersion",
+    "condaDependencyLicenseAudit", "pythonEntryPoint", "modelCacheSubdir",
+    "environment", "assetBaseUrl", "assets", "assetArchives", "localFiles",
+    "prunePaths", "uncompressedPaths", "selfTest", "weights", "execution",
+    "parity"};
+static const char *const self_test_order[] = {
+    "imports", "files", "pythonCode", "pythonFile", "timeoutSeconds"};
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static size_t rank_of(const char *const *order, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(order[i], key) == 0)
+            return i;
+    return n;
+}
+
+/*
+ * Set obj[key] = value (taken): in place when present, else before the
+ * first member the order lists later.  0, or -1 (value freed) on OOM.
+ */
+static int put_ordered(sc_json *obj, const char *key, sc_json *value,
+                       const char *const *order, size_t n)
+{
+    if (value == NULL)
+        return -1;
+    if (sc_json_get(obj, key) != NULL)
+        return sc_json_object_set(obj, key, value);
+    size_t r = rank_of(order, n, key), pos = obj->length;
+    for (size_t i = 0; i < obj->length; i++)
+        if (rank_of(order, n, sc_json_at(obj, i)->key) > r) {
+            pos = i;
+            break;
+        }
+    size_t tail = obj->length - pos;
+    if (tail == 0)
+        return sc_json_object_append(obj, key, value);
+    char **keys = calloc(tail, sizeof *keys);
+    sc_json **vals = calloc(tail, sizeof *vals);
+    int rc = 0;
+    if (keys == NULL || vals == NULL)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < tail; i++) {
+        keys[i] = strdup(sc_json_at(obj, pos)->key);
+        if (keys[i] == NULL) {
+            rc = -1;
+            break;
+        }
+        vals[i] = sc_json_object_take(obj, keys[i]);
+    }
+    if (rc == 0)
+        rc = sc_json_object_append(obj, key, value);
+    else
+        sc_json_free(value);
+    for (size_t i = 0; keys != NULL && vals != NULL && i < tail; i++) {
+        if (vals[i] != NULL && sc_json_object_append(obj, keys[i], vals[i]) != 0)
+            rc = -1;
+        free(keys[i]);
+    }
+    free(keys);
+    free(vals);
+    return rc;
+}
+
+/* obj[key] as an array/object, created (ordered) when absent; NULL: wrong
+ * type (*bad = 1) or OOM. */
+static sc_json *child_of(sc_json *obj, const char *key, sc_json_type t,
+                         const char *const *order, size_t n, int *bad)
+{
+    *bad = 0;
+    sc_json *v = sc_json_get(obj, key);
+    if (v != NULL) {
+        if (!sc_json_is(v, t))
+            *bad = 1;
+        return *bad ? NULL : v;
+    }
+    v = t == SC_JSON_ARRAY ? sc_json_new_array() : sc_json_new_object();
+    if (put_ordered(obj, key, v, order, n) != 0)
+        return NULL;
+    return sc_json_get(obj, key);
+}
+
+/* 1 if array holds the string s. */
+static int array_has_string(const sc_json *arr, const char *s)
+{
+    for (size_t i = 0; i < arr->length; i++) {
+        const char *e = sc_json_cstr(sc_json_at(arr, i));
+        if (e != NULL && strcmp(e, s) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Replace obj[key] (an array) by a copy without the elements keep() says
+ * no to; an array left empty is removed.  Returns the number dropped, -1
+ * on OOM.
+ */
+typedef int (*keep_fn)(const sc_json *elem, const void *ctx);
+static long filter_array(sc_json *obj, const char *key, keep_fn keep,
+                         const void *ctx)
+{
+    sc_json *arr = sc_json_get(obj, key);
+    if (arr == NULL || !sc_json_is(arr, SC_JSON_ARRAY))
+        return 0;
+    sc_json *out = sc_json_new_array();
+    if (out == NULL)
+        return -1;
+    long dropped = 0;
+    for (size_t i = 0; i < arr->length; i++) {
+        const sc_json *e = sc_json_at(arr, i);
+        if (keep(e, ctx)) {
+            if (sc_json_array_append(out, sc_json_copy(e)) != 0) {
+                sc_json_free(out);
+                return -1;
+            }
+        } else {
+            dropped++;
+        }
+    }
+    if (dropped == 0) {
+        sc_json_free(out);
+        return 0;
+    }
+    if (out->length == 0) {
+        sc_json_free(out);
+        sc_json_object_remove(obj, key);
+        return dropped;
+    }
+    return sc_json_object_set(obj, key, out) == 0 ? dropped : -1;
+}
+
+static int keep_not_string(const sc_json *e, const void *ctx)
+{
+    const char *s = sc_json_cstr(e);
+    return s == NULL || strcmp(s, (const char *)ctx) != 0;
+}
+
+/* ---- the files of one edit -------------------------------------------- */
+
+typedef struct edit_file {
+    char *path;
+    char *orig;      /* original bytes */
+    size_t orig_len;
+    sc_json *doc;    /* JSON files */
+    int is_base;
+    int extends;     /* a target scroll that extends the base */
+    char *new_bytes; /* set when the file changes */
+    size_t new_len;
+    int written;
+} edit_file;
+
+typedef struct edit_set {
+    edit_file *f;
+    size_t n;
+    sc_scroll_ref_list refs; /* every target of the box */
+    char *box_dir;
+} edit_set;
+
+static void edit_set_free(edit_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->f[i].path);
+        free(s->f[i].orig);
+        sc_json_free(s->f[i].doc);
+        free(s->f[i].new_bytes);
+    }
+    free(s->f);
+    free(s->box_dir);
+    sc_scroll_ref_list_free(&s->refs);
+    memset(s, 0, sizeof *s);
+}
+
+static sc_code add_file(edit_set *s, const char *path, int json, int is_base,
+                        sc_error *err)
+{
+    edit_file *f = realloc(s->f, (s->n + 1) * sizeof *f);
+    if (f == NULL)
+        return oom(err);
+    s->f = f;
+    edit_file *e = &s->f[s->n];
+    memset(e, 0, sizeof *e);
+    e->is_base = is_base;
+    e->path = strdup(path);
+    if (e->path == NULL)
+        return oom(err);
+    s->n++;
+    sc_code rc = sc_file_read(path, &e->orig, &e->orig_len, NULL, err);
+    if (rc != SC_OK || !json)
+        return rc;
+    rc = sc_json_parse(e->orig, e->orig_len, &e->doc, err);
+    if (rc != SC_OK) {
+        sc_error_prefix(err, path);
+        return rc;
+    }
+    if (!sc_json_is(e->doc, SC_JSON_OBJECT))
+        return sc_error_set(err, SC_E_INVALID_SCROLL, path,
+                            "%s: the top level is not an object", path);
+    e->extends = !is_base && sc_json_get(e->doc, "extends") != NULL;
+    return SC_OK;
+}
+
+/*
+ * Choose the files an edit changes (scroll_edit.h).  pixi: the targets'
+ * pixi.toml files instead of scroll.json.
+ */
+static sc_code select_files(const sc_author_ctx *c, const char *box, int pixi,
+                            edit_set *s, sc_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (box == NULL || box[0] == '\0' || strchr(box, '/') != NULL)
+        return sc_error_set(err, SC_E_INVALID_REFERENCE, box,
+                            "%s: a box is one name, not a <box>/<target> reference",
+                            box ? box : "");
+    sc_code rc = sc_scroll_list_refs(c->scrolls_dir, box, &s->refs, err);
+    if (rc != SC_OK)
+        return rc;
+    s->box_dir = sc_path_join(c->scrolls_dir, box);
+    if (s->box_dir == NULL)
+        return oom(err);
+    char *base = sc_path_join(s->box_dir, "scroll.json");
+    if (base == NULL)
+        return oom(err);
+    int has_base = sc_is_file(base);
+    const char *leaf = pixi ? "pixi.toml" : "scroll.json";
+    const char *t = c->target;
+    if (t == NULL && s->refs.count > 1) {
+        free(base);
+        return sc_error_set(err, SC_E_USAGE, box,
+                            "box %s has %zu targets: pass --target <targetId> or --target all",
+                            box, s->refs.count);
+    }
+    if (t != NULL && strcmp(t, "all") == 0 && has_base && !pixi) {
+        rc = add_file(s, base, 1, 1, err);
+        free(base);
+        return rc;
+    }
+    free(base);
+    int any = 0;
+    for (size_t i = 0; i < s->refs.count; i++) {
+        const char *tid = strchr(s->refs.refs[i], '/') + 1;
+        if (t != NULL && strcmp(t, "all") != 0 && strcmp(t, tid) != 0)
+            continue;
+        char *p = dup_printf("%s/%s", s->refs.refs[i], leaf);
+        char *full = p ? sc_path_join(c->scrolls_dir, p) : NULL;
+        free(p);
+        if (full == NULL)
+            return oom(err);
+        rc = add_file(s, full, !pixi, 0, err);
+        free(full);
+        if (rc != SC_OK)
+            return rc;
+        any = 1;
+    }
+    if (!any)
+        return sc_error_set(err, SC_E_SCROLL_NOT_FOUND, t,
+                            "box %s has no target %s", box, t);
+    return SC_OK;
+}
+
+/* Serialise every JSON document (the changed ones: *changed set by caller). */
+static sc_code serialise(edit_file *e, sc_error *err)
+{
+    free(e->new_bytes);
+    e->new_bytes = NULL;
+    return sc_json_write(e->doc, &e->new_bytes, &e->new_len, err);
+}
+
+/* Put back the original bytes of every file written. */
+static void restore(edit_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->f[i].written) {
+            sc_error ignored;
+            sc_file_write_atomic(s->f[i].path, s->f[i].orig, s->f[i].orig_len,
+                                 file_mode(s->f[i].path), &ignored);
+            s->f[i].written = 0;
+        }
+}
+
+/* Write every changed file, then load every target of the box. */
+static sc_code commit(const sc_author_ctx *c, edit_set *s, sc_error *err)
+{
+    sc_code rc = SC_OK;
+    for (size_t i = 0; i < s->n && rc == SC_OK; i++) {
+        edit_file *e = &s->f[i];
+        if (e->new_bytes == NULL)
+            continue;
+        if (e->new_len == e->orig_len && memcmp(e->new_bytes, e->orig, e->orig_len) == 0)
+            continue;
+        rc = sc_file_write_atomic(e->path, e->new_bytes, e->new_len,
+                                  file_mode(e->path), err);
+        if (rc == SC_OK)
+            e->written = 1;
+    }
+    for (size_t i = 0; i < s->refs.count && rc == SC_OK; i++) {
+        sc_scroll *sc = NULL;
+        rc = sc_scroll_load(c->scrolls_dir, s->refs.refs[i], &sc, err);
+        sc_scroll_free(sc);
+    }
+    if (rc != SC_OK)
+        restore(s);
+    return rc;
+}
+
+/* ---- new scroll --------------------------------------------------------- */
+
+const char *sc_author_native_target(void)
+{
+#if defined(__APPLE__)
+    return "macos-aarch64-metal";
+#elif defined(_WIN32)
+    return "windows-x86_64-cpu";
+#else
+    return "linux-x86_64-cpu";
+#endif
+}
+
+static sc_code need(const char *v, const char *flag, sc_error *err)
+{
+    if (v == NULL || v[0] == '\0')
+        return sc_error_set(err, SC_E_USAGE, flag, "new scroll requires %s <value>", flag);
+    return SC_OK;
+}
+
+static int is_xy_version(const char *v)
+{
+    const char *p = v;
+    if (*p < '0' || *p > '9')
+        return 0;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (*p++ != '.' || *p < '0' || *p > '9')
+        return 0;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return *p == '\0';
+}
+
+static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
+                               const sc_target *t)
+{
+    sc_json *d = sc_json_new_object(), *st = sc_json_new_object(),
+            *imp = sc_json_new_array();
+    char *runtime = o->runtime_id ? NULL : dup_printf("%s-runtime", o->box_id, NULL);
+    int bad = d == NULL || st == NULL || imp == NULL ||
+              (o->runtime_id == NULL && runtime == NULL);
+    bad = bad || sc_json_object_append(d, "$schema", sc_json_new_string(SC_SCROLL_SCHEMA_ID));
+    bad = bad || sc_json_object_append(d, "schemaVersion", sc_json_new_number(3));
+    bad = bad || sc_json_object_append(d, "boxId", sc_json_new_string(o->box_id));
+    bad = bad || sc_json_object_append(d, "modelId",
+                                       sc_json_new_string(o->model_id ? o->model_id : o->box_id));
+    bad = bad || sc_json_object_append(d, "runtimeId",
+                                       sc_json_new_string(o->runtime_id ? o->runtime_id : runtime));
+    bad = bad || sc_json_object_append(d, "version",
+                                       sc_json_new_string(o->version ? o->version : "1.0.0"));
+    bad = bad || sc_json_object_append(d, "sourceRevision", sc_json_new_string(o->source_revision));
+    bad = bad || sc_json_object_append(d, "target", sc_target_to_json(t));
+    bad = bad || sc_json_object_append(
+                     d, "pythonVersion",
+                     sc_json_new_string(o->python_version ? o->python_version
+                                                          : SC_AUTHOR_DEFAULT_PYTHON_VERSION));
+    bad = bad || sc_json_object_append(
+                     d, "pixiVersion",
+                     sc_json_new_string(o->pixi_version ? o->pixi_version
+                                                        : SC_AUTHOR_DEFAULT_PIXI_VERSION));
+    if (o->asset_base_url != NULL)
+        bad = bad || sc_json_object_append(d, "assetBaseUrl", sc_json_new_string(o->asset_base_url));
+    bad = bad || sc_json_array_append(imp, sc_json_new_string("json"));
+    if (!bad)
+        bad = sc_json_object_append(st, "imports", imp), imp = NULL;
+    if (!bad)
+        bad = sc_json_object_append(d, "selfTest", st), st = NULL;
+    if (o->weights != NULL)
+        bad = bad || sc_json_object_append(d, "weights", sc_json_new_string(o->weights));
+    if (!bad && o->execution != NULL && strcmp(o->execution, "none") != 0) {
+        int script = strcmp(o->execution, "script") == 0;
+        sc_json *ex = sc_json_new_object();
+        bad = ex == NULL;
+        bad = bad || sc_json_object_append(ex, "kind", sc_json_new_string(script ? "python-script"
+                                                                            : "python-module"));
+        bad = bad || sc_json_object_append(ex, script ? "script" : "module",
+                                           sc_json_new_string(script ? o->script : o->module));
+        bad = bad || sc_json_object_append(ex, "defaultArgs", sc_json_new_array());
+        if (bad)
+            sc_json_free(ex);
+        else
+            bad = sc_json_object_append(d, "execution", ex);
+    }
+    free(runtime);
+    sc_json_free(imp);
+    sc_json_free(st);
+    if (bad) {
+        sc_json_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static char *new_pixi_toml(const sc_new_scroll_options *o, const sc_target *t)
+{
+    const char *py = o->python_version ? o->python_version : SC_AUTHOR_DEFAULT_PYTHON_VERSION;
+    char pyspec[128];
+    if (is_xy_version(py))
+        snprintf(pyspec, sizeof pyspec, "%s.*", py);
+    else
+        snprintf(pyspec, sizeof pyspec, "%s", py);
+    const char *fmt = "[workspace]\n"
+                      "name = \"%s-%s\"\n"
+                      "channels = [\"conda-forge\"]\n"
+                      "platforms = [\"%s\"]\n"
+                      "\n"
+                      "[dependencies]\n"
+                      "python = \"%s\"\n";
+    size_t n = strlen(fmt) + strlen(o->box_id) + strlen(o->target_id) + 32 + strlen(pyspec);
+    char *s = malloc(n);
+    if (s != NULL)
+        snprintf(s, n, fmt, o->box_id, o->target_id, sc_target_conda_subdir(t), pyspec);
+    return s;
+}
+
+/* A value written into pixi.toml between double quotes. */
+static int toml_safe(const char *s)
+{
+    if (s == NULL || s[0] == '\0')
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+            return 0;
+    return 1;
+}
+
+static void remove_tree2(const char *dir)
+{
+    char *a = sc_path_join(dir, "scroll.json"), *b = sc_path_join(dir, "pixi.toml");
+    if (a)
+        unlink(a);
+    if (b)
+        unlink(b);
+    free(a);
+    free(b);
+    rmdir(dir);
+}
+
+sc_code sc_author_new_scroll(const char *scrolls_dir,
+                             const sc_new_scroll_options *o, sc_error *err)
+{
+    sc_error_clear(err);
+    sc_code rc;
+    if ((rc = need(o->box_id, "--box-id", err)) != SC_OK ||
+        (rc = need(o->target_id, "--target", err)) != SC_OK ||
+        (rc = need(o->source_revision, "--source-revision", err)) != SC_OK)
+        return rc;
+    if (!sc_is_slug(o->box_id))
+        return sc_error_set(err, SC_E_USAGE, "--box-id",
+                            "--box-id %s is not a slug (lowercase letters, digits, '-' or '.')",
+                            o->box_id);
+    sc_target t;
+    if ((rc = sc_target_parse_id(o->target_id, &t, err)) != SC_OK)
+        return rc;
+    if (o->python_version != NULL && !toml_safe(o->python_version))
+        return sc_error_set(err, SC_E_USAGE, "--python-version",
+                            "--python-version must be non-empty without quotes, backslashes or control characters");
+    if (o->execution != NULL && strcmp(o->execution, "none") != 0 &&
+        strcmp(o->execution, "script") != 0 && strcmp(o->execution, "module") != 0)
+        return sc_error_set(err, SC_E_USAGE, "--execution",
+                            "--execution must be script, module or none, not %s", o->execution);
+    int script = o->execution && strcmp(o->execution, "script") == 0;
+    int module = o->execution && strcmp(o->execution, "module") == 0;
+    if (script && (rc = need(o->script, "--script", err)) != SC_OK)
+        return rc;
+    if (module && (rc = need(o->module, "--module", err)) != SC_OK)
+        return rc;
+    if ((o->script && !script) || (o->module && !module))
+        return sc_error_set(err, SC_E_USAGE, o->script && !script ? "--script" : "--module",
+                            "%s goes with --execution %s",
+                            o->script && !script ? "--script" : "--module",
+                            o->script && !script ? "script" : "module");
+    if (o->weights != NULL && strcmp(o->weights, "embed") != 0)
+        return sc_error_set(err, SC_E_USAGE, "--weights",
+                            "a new scroll has no asset, so --weights can only be embed; "
+                            "add assets, then edit scroll --field weights --value on-demand");
+    if (!sc_is_dir(scrolls_dir))
+        return sc_error_set(err, SC_E_IO, scrolls_dir,
+                            "%s: no scrolls directory; run scrollcase init first", scrolls_dir);
+    char *box_dir = sc_path_join(scrolls_dir, o->box_id);
+    char *tdir = box_dir ? sc_path_join(box_dir, o->target_id) : NULL;
+    char *stage = box_dir ? dup_printf("%s/.new-%s-XXXXXX", box_dir, o->target_id) : NULL;
+    sc_json *doc = new_scroll_doc(o, &t);
+    char *toml = new_pixi_toml(o, &t), *json = NULL;
+    size_t json_len = 0;
+    int made_box = 0, staged = 0;
+    struct stat st;
+    if (box_dir == NULL || tdir == NULL || stage == NULL || doc == NULL || toml == NULL) {
+        rc = oom(err);
+        goto out;
+    }
+    if (lstat(tdir, &st) == 0) {
+        rc = sc_error_set(err, SC_E_SCROLL_EXISTS, tdir, "scroll already exists: %s/%s",
+                          o->box_id, o->target_id);
+        goto out;
+    }
+    if ((rc = sc_json_write(doc, &json, &json_len, err)) != SC_OK)
+        goto out;
+    if (!sc_is_dir(box_dir)) {
+        if (mkdir(box_dir, 0755) != 0) {
+            rc = sc_error_set(err, SC_E_IO, box_dir, "%s: %s", box_dir, strerror(errno));
+            goto out;
+        }
+        made_box = 1;
+    }
+    if (mkdtemp(stage) == NULL) {
+        rc = sc_error_set(err, SC_E_IO, box_dir, "%s: %s", box_dir, strerror(errno));
+        goto out;
+    }
+    staged = 1;
+    chmod(stage, 0755);
+    char *p1 = sc_path_join(stage, "scroll.json"), *p2 = sc_path_join(stage, "pixi.toml");
+    if (p1 == NULL || p2 == NULL)
+        rc = oom(err);
+    else if ((rc = sc_file_write_atomic(p1, json, json_len, 0644, err)) == SC_OK)
+        rc = sc_file_write_atomic(p2, toml, strlen(toml), 0644, err);
+    free(p1);
+    free(p2);
+    if (rc != SC_OK)
+        goto out;
+    if (rename(stage, tdir) != 0) {
+        int e = errno;
+        rc = (e == EEXIST || e == ENOTEMPTY)
+                 ? sc_error_set(err, SC_E_SCROLL_EXISTS, tdir, "scroll already exists: %s/%s",
+                                o->box_id, o->target_id)
+                 : sc_error_set(err, SC_E_IO, tdir, "%s: %s", tdir, strerror(e));
+        goto out;
+    }
+    staged = 0;
+    char *ref = dup_printf("%s/%s", o->box_id, o->target_id);
+    sc_scroll *loaded = NULL;
+    rc = ref ? sc_scroll_load(scrolls_dir, ref, &loaded, err) : oom(err);
+    sc_scroll_free(loaded);
+    free(ref);
+    if (rc != SC_OK)
+        remove_tree2(tdir);
+out:
+    if (staged)
+        remove_tree2(stage);
+    if (rc != SC_OK && made_box)
+        rmdir(box_dir);
+    free(box_dir);
+    free(tdir);
+    free(stage);
+    free(json);
+    free(toml);
+    sc_json_free(doc);
+    return rc;
+}
+
+/* ---- init --------------------------------------------------------------- */
+
+static int has_gitignore_line(const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        while (n > 0 && (p[n - 1] == '\r' || p[n - 1] == ' '))
+            n--;
+        if ((n == 12 && strncmp(p, ".scrollcase/", 12) == 0) ||
+            (n == 11 && strncmp(p, ".scrollcase", 11) == 0) ||
+            (n == 13 && strncmp(p, "/.scrollcase/", 13) == 0))
+            return 1;
+        if (e == NULL)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+sc_code sc_author_init(const char *root, const char *scrolls_dir, int example,
+                       const char *pixi_version, sc_init_result *res,
+                       sc_error *err)
+{
+    sc_error_clear(err);
+    memset(res, 0, sizeof *res);
+    sc_code rc = SC_OK;
+    sc_json *cfg = sc_json_new_object(), *paths = sc_json_new_object();
+    char *cfg_path = sc_path_join(root, SC_CONFIG_FILE);
+    char *gi_path = sc_path_join(root, ".gitignore");
+    char *text = NULL, *gi = NULL, *newgi = NULL;
+    size_t len = 0, gilen = 0;
+    int bad = cfg == NULL || paths == NULL || cfg_path == NULL || gi_path == NULL;
+    bad = bad || sc_json_object_append(cfg, "version", sc_json_new_number(1));
+    for (int p = 0; !bad && p < SC_WS_PATH_COUNT; p++)
+        bad = sc_json_object_append(paths, sc_ws_path_key((enum sc_ws_path)p),
+                                    sc_json_new_string(sc_ws_path_default((enum sc_ws_path)p)));
+    if (!bad)
+        bad = sc_json_object_append(cfg, "paths", paths), paths = NULL;
+    if (bad) {
+        rc = oom(err);
+        goto out;
+    }
+    if ((rc = sc_json_write(cfg, &text, &len, err)) != SC_OK)
+        goto out;
+    int existed = 0;
+    rc = sc_file_write_new(cfg_path, text, len, 0644, &existed, err);
+    if (rc != SC_OK && !existed)
+        goto out;
+    res->wrote_config = rc == SC_OK;
+    sc_error_clear(err);
+    rc = SC_OK;
+    if (!sc_is_dir(scrolls_dir)) {
+        if (mkdirs(scrolls_dir) != 0) {
+            rc = sc_error_set(err, SC_E_IO, scrolls_dir, "%s: %s", scrolls_dir, strerror(errno));
+            goto out;
+        }
+        res->created_scrolls = 1;
+    }
+    int missing = 0;
+    rc = sc_file_read(gi_path, &gi, &gilen, &missing, err);
+    if (rc != SC_OK && !missing)
+        goto out;
+    sc_error_clear(err);
+    rc = SC_OK;
+    if (gi == NULL || !has_gitignore_line(gi)) {
+        const char *add = "# scrollcase build state\n.scrollcase/\n";
+        size_t n = gilen + 1 + strlen(add) + 1;
+        newgi = malloc(n);
+        if (newgi == NULL) {
+            rc = oom(err);
+            goto out;
+        }
+        snprintf(newgi, n, "%s%s%s", gi ? gi : "",
+                 gilen > 0 && gi[gilen - 1] != '\n' ? "\n" : "", add);
+        rc = sc_file_write_atomic(gi_path, newgi, strlen(newgi),
+                                  missing ? 0644 : file_mode(gi_path), err);
+        if (rc != SC_OK)
+            goto out;
+        res->wrote_gitignore = 1;
+    }
+    if (example) {
+        sc_new_scroll_options o;
+        memset(&o, 0, sizeof o);
+        o.box_id = SC_AUTHOR_EXAMPLE_BOX;
+        o.target_id = sc_author_native_target();
+        o.source_revision = "example";
+        o.pixi_version = pixi_version;
+        rc = sc_author_new_scroll(scrolls_dir, &o, err);
+        if (rc == SC_E_SCROLL_EXISTS) {
+            sc_error_clear(err);
+            rc = SC_OK;
+        } else if (rc == SC_OK) {
+            res->wrote_example = 1;
+        }
+    }
+out:
+    sc_json_free(cfg);
+    sc_json_free(paths);
+    free(cfg_path);
+    free(gi_path);
+    free(text);
+    free(gi);
+    free(newgi);
+    return rc;
+}
+
+/* ---- add / remove on one document -------------------------------------- */
+
+static sc_code wrong_type(const edit_file *e, const char *member, sc_error *err)
+{
+    return sc_error_set(err, SC_E_INVALID_SCROLL, e->path, "%s: $.%s has the wrong type",
+                        e->path, member);
+}
+
+/* Add rel to selfTest.files of doc (once). */
+static sc_code self_test_file(edit_file *e, const char *rel, sc_error *err)
+{
+    int bad = 0;
+    sc_json *st = child_of(e->doc, "selfTest", SC_JSON_OBJECT, top_order, NELEM(top_order), &bad);
+    if (st == NULL)
+        return bad ? wrong_type(e, "selfTest", err) : oom(err);
+    sc_json *files = child_of(st, "files", SC_JSON_ARRAY, self_test_order,
+                              NELEM(self_test_order), &bad);
+    if (files == NULL)
+        return bad ? wrong_type(e, "selfTest.files", err) : oom(err);
+    if (array_has_string(files, rel))
+        return SC_OK;
+    return sc_json_array_append(files, sc_json_new_string(rel)) == 0 ? SC_OK : oom(err);
+}
+
+/* Put entry (taken) in doc[member], replacing one with the same relativePath. */
+static sc_code put_entry(edit_file *e, const char *member, sc_json *entry, sc_error *err)
+{
+    int bad = 0;
+    sc_json *arr = child_of(e->doc, member, SC_JSON_ARRAY, top_order, NELEM(top_order), &bad);
+    if (arr == NULL) {
+        sc_json_free(entry);
+        return bad ? wrong_type(e, member, err) : oom(err);
+    }
+    const char *rel = sc_json_cstr(sc_json_get(entry, "relativePath"));
+    sc_json *out = sc_json_new_array();
+    int replaced = 0, fail = out == NULL;
+    for (size_t i = 0; !fail && i < arr->length; i++) {
+        const sc_json *x = sc_json_at(arr, i);
+        const char *r = sc_json_cstr(sc_json_get(x, "relativePath"));
+        if (!replaced && r != NULL && strcmp(r, rel) == 0) {
+            fail = sc_json_array_append(out, sc_json_copy(entry));
+            replaced = 1;
+        } else {
+            fail = sc_json_array_append(out, sc_json_copy(x));
+        }
+    }
+    if (!fail && !replaced)
+        fail = sc_json_array_append(out, sc_json_copy(entry));
+    sc_json_free(entry);
+    if (fail) {
+        sc_json_free(out);
+        return oom(err);
+    }
+    return sc_json_object_set(e->doc, member, out) == 0 ? SC_OK : oom(err);
+}
+
+typedef struct match_ctx {
+    const char *value;
+    const char *alt_key; /* "sourcePath" or "url" */
+    char **removed;      /* relativePaths dropped */
+    size_t nremoved;
+    int oom;
+} match_ctx;
+
+static int keep_entry(const sc_json *x, const void *vctx)
+{
+    match_ctx *m = (match_ctx *)vctx;
+    const char *r = sc_json_cstr(sc_json_get(x, "relativePath"));
+    const char *a = sc_json_cstr(sc_json_get(x, m->alt_key));
+    if (!((r && strcmp(r, m->value) == 0) || (a && strcmp(a, m->value) == 0)))
+        return 1;
+    if (r != NULL) {
+        char **n = realloc(m->removed, (m->nremoved + 1) * sizeof *n);
+        if (n == NULL) {
+            m->oom = 1;
+            return 0;
+        }
+        m->removed = n;
+        if ((n[m->nremoved] = strdup(r)) == NULL) {
+            m->oom = 1;
+            return 0;
+        }
+        m->nremoved++;
+    }
+    return 0;
+}
+
+/* remove file/asset from one document; returns matches or -1 on OOM. */
+static long remove_entries(edit_file *e, const char *member, const char *alt_key,
+                           const char *value)
+{
+    match_ctx m = {value, alt_key, NULL, 0, 0};
+    long n = filter_array(e->doc, member, keep_entry, &m);
+    sc_json *st = sc_json_get(e->doc, "selfTest");
+    for (size_t i = 0; n > 0 && i < m.nremoved; i++)
+        if (st != NULL && sc_json_is(st, SC_JSON_OBJECT) &&
+            filter_array(st, "files", keep_not_string, m.removed[i]) < 0)
+            n = -1;
+    for (size_t i = 0; i < m.nremoved; i++)
+        free(m.removed[i]);
+    free(m.removed);
+    return m.oom ? -1 : n;
+}
+
+/* 1 if s is a conda package name. */
+static int conda_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        int alnum = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (!alnum && !((ch == '.' || ch == '_' || ch == '-') && i > 0 && i + 1 < n))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- pixi.toml: [dependencies] edited as text --------------------------- */
+
+typedef struct buf {
+    char *p;
+    size_t n, cap;
+} buf;
+
+static int buf_add(buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (p == NULL)
+            return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+static int buf_adds(buf *b, const char *s)
+{
+    return buf_add(b, s, strlen(s));
+}
+
+/* The bare or quoted key at the start of a trimmed line, compared to name. */
+static int line_key_is(const char *line, size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    size_t k = strlen(name);
+    if (i < n && (line[i] == '"' || line[i] == '\'')) {
+        char q = line[i++];
+        if (i + k + 1 > n || strncmp(line + i, name, k) != 0 || line[i + k] != q)
+            return 0;
+        i += k + 1;
+    } else {
+        if (i + k > n || strncmp(line + i, name, k) != 0)
+            return 0;
+        i += k;
+    }
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    return i < n && (line[i] == '=' || line[i] == '.');
+}
+
+/* A table header line: its trimmed text in [*h, *h+*hn). */
+static int header_of(const char *line, size_t n, const char **h, size_t *hn)
+{
+    size_t i = 0;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (i >= n || line[i] != '[')
+        return 0;
+    size_t e = n;
+    const char *hash = memchr(line + i, '#', n - i);
+    if (hash != NULL)
+        e = (size_t)(hash - line);
+    while (e > i && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r'))
+        e--;
+    *h = line + i;
+    *hn = e - i;
+    return 1;
+}
+
+/*
+ * Edit [dependencies]: spec NULL removes `name`, else sets `name = "spec"`
+ * (in place, or after the section's last key line, or in a new section at
+ * the end).  *found: the name was there.
+ */
+static int dep_edit(const char *text, size_t len, const char *name, const char *spec,
+                    buf *out, int *found)
+{
+    *found = 0;
+    int in_deps = 0, saw_deps = 0, inserted = 0;
+    size_t insert_at = (size_t)-1; /* byte offset in out after the last key line */
+    char line_new[512];
+    snprintf(line_new, sizeof line_new, "%s = \"%s\"\n", name, spec ? spec : "");
+    size_t pos = 0;
+    while (pos < len) {
+        const char *l = text + pos;
+        const char *nl = memchr(l, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - l) + 1 : len - pos;
+        size_t body = nl ? n - 1 : n;
+        const char *h;
+        size_t hn;
+        if (header_of(l, body, &h, &hn)) {
+            in_deps = hn == 14 && strncmp(h, "[dependencies]", 14) == 0;
+            saw_deps |= in_deps;
+            if (in_deps)
+                insert_at = out->n + n + (nl ? 0 : 1);
+        } else if (in_deps && line_key_is(l, body, name)) {
+            *found = 1;
+            if (spec != NULL && buf_adds(out, line_new) != 0)
+                return -1;
+            if (spec != NULL)
+                inserted = 1;
+            pos += n;
+            continue;
+        } else if (in_deps) {
+            size_t i = 0;
+            while (i < body && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r'))
+                i++;
+            if (i < body && l[i] != '#')
+                insert_at = out->n + n + (nl ? 0 : 1);
+        }
+        if (buf_add(out, l, n) != 0)
+            return -1;
+        if (!nl && buf_adds(out, "\n") != 0)
+            return -1;
+        pos += n;
+    }
+    if (spec == NULL || inserted)
+        return 0;
+    if (saw_deps && insert_at != (size_t)-1 && insert_at <= out->n) {
+        buf tail = {NULL, 0, 0};
+        if (buf_add(&tail, out->p + insert_at, out->n - insert_at) != 0)
+            return -1;
+        out->n = insert_at;
+        int rc = buf_adds(out, line_new) || (tail.n && buf_add(out, tail.p, tail.n));
+        free(tail.p);
+        return rc ? -1 : 0;
+    }
+    if (out->n > 0 && buf_adds(out, "\n") != 0)
+        return -1;
+    return buf_adds(out, "[dependencies]\n") || buf_adds(out, line_new) ? -1 : 0;
+}
+
+static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *name,
+                         const char *spec, sc_error *err)
+{
+    if (!conda_name(name))
+        return sc_error_set(err, SC_E_USAGE, name,
+                            "%s is not a conda package name (^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$)",
+                            name);
+    if (spec != NULL && (!toml_safe(spec) || strlen(spec) > 256))
+        return sc_error_set(err, SC_E_USAGE, "--version",
+                            "--version must be 1-256 characters without quotes, backslashes "
+                            "or control characters");
+    edit_set s;
+    sc_code rc = select_files(c, box, 1, &s, err);
+    int any = 0;
+    for (size_t i = 0; rc == SC_OK && i < s.n; i++) {
+        edit_file *e = &s.f[i];
+        buf b = {NULL, 0, 0};
+        int found = 0;
+        if (dep_edit(e->orig, e->orig_len, name, spec, &b, &found) != 0 ||
+            (b.p == NULL && buf_adds(&b, "") != 0)) {
+            free(b.p);
+            rc = oom(err);
+            break;
+        }
+        any |= found;
+        sc_json *check = NULL;
+        rc = sc_toml_parse(b.p, b.n, e->path, &check, err);
+        sc_json_free(check);
+        e->new_bytes = b.p;
+        e->new_len = b.n;
+    }
+    if (rc == SC_OK && spec == NULL && !any)
+        rc = sc_error_set(err, SC_E_USAGE, name, "no dependency %s in the pixi.toml of box %s",
+                          name, box);
+    if (rc == SC_OK)
+        rc = commit(c, &s, err);
+    edit_set_free(&s);
+    return rc;
+}
+
+/* ---- add ------------------------------------------------------------------ */
+
+/* The project file PATH: a regular non-link file inside the root. */
+static sc_code project_file(const sc_author_ctx *c, const char *value, char **source,
+                            char **abs_out, sc_error *err)
+{
+    *source = NULL;
+    *abs_out = NULL;
+    char cwdbuf[PATH_MAX];
+    const char *cwd = c->cwd;
+    if (cwd == NULL && (cwd = getcwd(cwdbuf, sizeof cwdbuf)) == NULL)
+        return sc_error_set(err, SC_E_IO, NULL, "cannot read the working directory: %s",
+                            strerror(errno));
+    char *abs = sc_path_join(cwd, value);
+    if (abs == NULL)
+        return oom(err);
+    struct stat st;
+    if (lstat(abs, &st) != 0) {
+        sc_code rc = sc_error_set(err, SC_E_LOCAL_FILE_MISSING, value, "%s: %s", value,
+                                  strerror(errno));
+        free(abs);
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        sc_code rc = sc_error_set(err, SC_E_USAGE, value, "%s is %s, not a regular file", value,
+                                  S_ISLNK(st.st_mode) ? "a symbolic link" : "special");
+        free(abs);
+        return rc;
+    }
+    char *slash = strrchr(abs, '/');
+    char dirbuf[PATH_MAX], rootbuf[PATH_MAX];
+    *slash = '\0';
+    const char *dir = realpath(abs[0] ? abs : "/", dirbuf);
+    *slash = '/';
+    const char *root = realpath(c->project_root, rootbuf);
+    size_t rn = root ? strlen(root) : 0;
+    if (dir == NULL || root == NULL ||
+        !(strncmp(dir, root, rn) == 0 && (dir[rn] == '/' || dir[rn] == '\0'))) {
+        sc_code rc = sc_error_set(err, SC_E_UNSAFE_PATH, value,
+                                  "%s is outside the project root %s", value, c->project_root);
+        free(abs);
+        return rc;
+    }
+    const char *rest = dir[rn] == '/' ? dir + rn + 1 : "";
+    *source = rest[0] ? dup_printf("%s/%s", rest, slash + 1) : strdup(slash + 1);
+    if (*source == NULL) {
+        free(abs);
+        return oom(err);
+    }
+    *abs_out = abs;
+    return SC_OK;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Last segment of a URL's path (query and fragment cut), malloc'd; NULL if empty. */
+static char *url_last_segment(const char *url)
+{
+    const char *start = strstr(url, "://");
+    start = start ? start + 3 : url;
+    size_t n = strcspn(start, "?#");
+    const char *slash = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (start[i] == '/')
+            slash = start + i;
+    if (slash == NULL || (size_t)(slash + 1 - start) >= n)
+        return NULL;
+    size_t len = n - (size_t)(slash + 1 - start);
+    char *s = malloc(len + 1);
+    if (s != NULL) {
+        memcpy(s, slash + 1, len);
+        s[len] = '\0';
+    }
+    return s;
+}
+
+#if defined(__GNUC__)
+#pragma weak sc_download_measure
+#endif
+
+static sc_code fetch_measure(const sc_author_ctx *c, const char *url, uint64_t *size,
+                             char hex[65], sc_error *err)
+{
+    const char *base = getenv("TMPDIR");
+    if (base == NULL || base[0] == '\0')
+        base = "/tmp";
+    char *dir = dup_printf("%s/scrollcase-asset-XXXXXX", base, NULL);
+    if (dir == NULL)
+        return oom(err);
+    if (mkdtemp(dir) == NULL) {
+        sc_code rc = sc_error_set(err, SC_E_IO, dir, "%s: %s", dir, strerror(errno));
+        free(dir);
+        return rc;
+    }
+    char *dest = sc_path_join(dir, "asset");
+    sc_code rc;
+    if (dest == NULL)
+        rc = oom(err);
+    else if (c->fetch != NULL)
+        rc = c->fetch(c->fetch_ctx, url, dest, size, hex, err);
+    else if (sc_download_measure != NULL)
+        rc = sc_download_measure(url, dest, NULL, size, hex, err);
+    else
+        rc = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url,
+                          "%s: this build has no downloader (download.c not linked)", url);
+    if (dest != NULL) {
+        unlink(dest);
+        char *part = dup_printf("%s.part", dest, NULL);
+        if (part != NULL)
+            unlink(part);
+        free(part);
+    }
+    rmdir(dir);
+    free(dest);
+    free(dir);
+    if (rc == SC_OK && *size == 0)
+        rc = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url, "%s: the asset is empty", url);
+    return rc;
+}
+
+/* modelCacheSubdir every target of the box agrees on (malloc'd). */
+static sc_code cache_subdir(const sc_author_ctx *c, const edit_set *s, char **out,
+                            sc_error *err)
+{
+    *out = NULL;
+    for (size_t i = 0; i < s->refs.count; i++) {
+        sc_scroll *sc = NULL;
+        sc_code rc = sc_scroll_load(c->scrolls_dir, s->refs.refs[i], &sc, err);
+        if (rc != SC_OK)
+            return rc;
+        const char *m = sc_json_cstr(sc_json_get(sc->effective, "modelCacheSubdir"));
+        if (*out != NULL && m != NULL && strcmp(*out, m) != 0) {
+            sc_scroll_free(sc);
+            free(*out);
+            *out = NULL;
+            return sc_error_set(err, SC_E_USAGE, "--to",
+                                "the targets of the box disagree on modelCacheSubdir: pass --to");
+        }
+        if (*out == NULL && m != NULL && (*out = strdup(m)) == NULL) {
+            sc_scroll_free(sc);
+            return oom(err);
+        }
+        sc_scroll_free(sc);
+    }
+    return SC_OK;
+}
+
+sc_code sc_author_add(const sc_author_ctx *c, sc_author_kind kind,
+                      const char *box, const char *value, const char *to,
+                      const char *version, sc_error *err)
+{
+    sc_error_clear(err);
+    if (value == NULL || value[0] == '\0')
+        return sc_error_set(err, SC_E_USAGE, NULL, "add needs a value");
+    if (to != NULL && kind != SC_AUTHOR_FILE && kind != SC_AUTHOR_ASSET)
+        return sc_error_set(err, SC_E_USAGE, "--to", "--to is only for add file and add asset");
+    if (version != NULL && kind != SC_AUTHOR_DEP)
+        return sc_error_set(err, SC_E_USAGE, "--version", "--version is only for add dep");
+    if (kind == SC_AUTHOR_DEP)
+        return edit_deps(c, box, value, version ? version : "*", err);
+    if (to != NULL) {
+        sc_code rc = sc_path_check(to, strlen(to), "--to", err);
+        if (rc != SC_OK)
+            return rc;
+    }
+    if (kind == SC_AUTHOR_IMPORT && !sc_is_dotted_name(value))
+        return sc_error_set(err, SC_E_USAGE, value, "%s is not a dotted module name", value);
+    const char *eq = strchr(value, '=');
+    if (kind == SC_AUTHOR_ENV && (eq == NULL || eq == value))
+        return sc_error_set(err, SC_E_USAGE, value, "add env takes NAME=VALUE");
+    if (kind == SC_AUTHOR_ASSET && strncmp(value, "http://", 7) != 0 &&
+        strncmp(value, "https://", 8) != 0)
+        return sc_error_set(err, SC_E_USAGE, value, "%s: an asset URL is http:// or https://",
+                            value);
+
+    edit_set s;
+    sc_code rc = select_files(c, box, 0, &s, err);
+    sc_json *entry = NULL;
+    char *source = NULL, *abs = NULL, *rel = NULL;
+    if (rc != SC_OK)
+        goto out;
+    if (kind == SC_AUTHOR_FILE) {
+        char hex[65];
+        if ((rc = project_file(c, value, &source, &abs, err)) != SC_OK ||
+            (rc = sha256_file_hex(abs, hex, err)) != SC_OK)
+            goto out;
+        rel = strdup(to ? to : base_name(source));
+        entry = sc_json_new_object();
+        if (rel == NULL || entry == NULL ||
+            sc_json_object_append(entry, "sourcePath", sc_json_new_string(source)) ||
+            sc_json_object_append(entry, "relativePath", sc_json_new_string(rel)) ||
+            sc_json_object_append(entry, "sha256", sc_json_new_string(hex))) {
+            rc = oom(err);
+            goto out;
+        }
+    } else if (kind == SC_AUTHOR_ASSET) {
+        if (to != NULL) {
+            rel = strdup(to);
+        } else {
+            char *sub = NULL, *seg = url_last_segment(value);
+            if (seg == NULL) {
+                rc = sc_error_set(err, SC_E_USAGE, value,
+                                  "%s has no file name at the end of its path: pass --to", value);
+                goto out;
+            }
+            if ((rc = cache_subdir(c, &s, &sub, err)) != SC_OK) {
+                free(seg);
+                goto out;
+            }
+            rel = dup_printf("%s/%s", sub ? sub : "model-cache", seg);
+            free(sub);
+            free(seg);
+        }
+        if (rel == NULL) {
+            rc = oom(err);
+            goto out;
+        }
+        if ((rc = sc_path_check(rel, strlen(rel), "relativePath", err)) != SC_OK)
+            goto out;
+        uint64_t size = 0;
+        char hex[65];
+        if ((rc = fetch_measure(c, value, &size, hex, err)) != SC_OK)
+            goto out;
+        entry = sc_json_new_object();
+        if (entry == NULL ||
+            sc_json_object_append(entry, "url", sc_json_new_string(value)) ||
+            sc_json_object_append(entry, "relativePath", sc_json_new_string(rel)) ||
+            sc_json_object_append(entry, "sizeBytes", sc_json_new_number((double)size)) ||
+            sc_json_object_append(entry, "sha256", sc_json_new_string(hex))) {
+            rc = oom(err);
+            goto out;
+        }
+    }
+    for (size_t i = 0; rc == SC_OK && i < s.n; i++) {
+        edit_file *e = &s.f[i];
+        int bad = 0;
+        if (kind == SC_AUTHOR_FILE || kind == SC_AUTHOR_ASSET) {
+            rc = put_entry(e, kind == SC_AUTHOR_FILE ? "localFiles" : "assets",
+                           sc_json_copy(entry), err);
+            if (rc == SC_OK)
+                rc = self_test_file(e, rel, err);
+        } else if (kind == SC_AUTHOR_ENV) {
+            sc_json *env = child_of(e->doc, "environment", SC_JSON_OBJECT, top_order,
+                                    NELEM(top_order), &bad);
+            char *name = strndup(value, (size_t)(eq - value));
+            if (env == NULL)
+                rc = bad ? wrong_type(e, "environment", err) : oom(err);
+            else if (name == NULL ||
+                     sc_json_object_set(env, name, sc_json_new_string(eq + 1)) != 0)
+                rc = oom(err);
+            free(name);
+        } else { /* import */
+            sc_json *st = child_of(e->doc, "selfTest", SC_JSON_OBJECT, top_order,
+                                   NELEM(top_order), &bad);
+            sc_json *imp = st ? child_of(st, "imports", SC_JSON_ARRAY, self_test_order,
+                                         NELEM(self_test_order), &bad)
+                              : NULL;
+            if (imp == NULL)
+                rc = bad ? wrong_type(e, "selfTest.imports", err) : oom(err);
+            else if (!array_has_string(imp, value) &&
+                     sc_json_array_append(imp, sc_json_new_string(value)) != 0)
+                rc = oom(err);
+        }
+        if (rc == SC_OK)
+            rc = serialise(e, err);
+    }
+    if (rc == SC_OK)
+        rc = commit(c, &s, err);
+out:
+    sc_json_free(entry);
+    free(source);
+    free(abs);
+    free(rel);
+    edit_set_free(&s);
+    return rc;
+}
+
+/* ---- remove ---------------------------------------------------------------- */
+
+sc_code sc_author_remove(const sc_author_ctx *c, sc_author_kind kind,
+                         const char *box, const char *value, sc_error *err)
+{
+    sc_error_clear(err);
+    if (value == NULL || value[0] == '\0')
+        return sc_error_set(err, SC_E_USAGE, NULL, "remove needs a value");
+    if (kind == SC_AUTHOR_DEP)
+        return edit_deps(c, box, value, NULL, err);
+    edit_set s;
+    sc_code rc = select_files(c, box, 0, &s, err);
+    long matched = 0;
+    char *name = NULL;
+    if (rc == SC_OK && kind == SC_AUTHOR_ENV) {
+        const char *eq = strchr(value, '=');
+        name = eq ? strndup(value, (size_t)(eq - value)) : strdup(value);
+        if (name == NULL)
+            rc = oom(err);
+    }
+    for (size_t i = 0; rc == SC_OK && i < s.n; i++) {
+        edit_file *e = &s.f[i];
+        long n = 0;
+        if (kind == SC_AUTHOR_FILE)
+            n = remove_entries(e, "localFiles", "sourcePath", value);
+        else if (kind == SC_AUTHOR_ASSET)
+            n = remove_entries(e, "assets", "url", value);
+        else if (kind == SC_AUTHOR_ENV) {
+            sc_json *env = sc_json_get(e->doc, "environment");
+            if (env != NULL && sc_json_is(env, SC_JSON_OBJECT)) {
+                n = sc_json_object_remove(env, name);
+                if (env->length == 0)
+                    sc_json_object_remove(e->doc, "environment");
+            }
+        } else { /* import */
+            sc_json *st = sc_json_get(e->doc, "selfTest");
+            sc_json *imp = st && sc_json_is(st, SC_JSON_OBJECT) ? sc_json_get(st, "imports")
+                                                                : NULL;
+            if (imp != NULL && sc_json_is(imp, SC_JSON_ARRAY) && array_has_string(imp, value)) {
+                if (imp->length == 1 && !e->is_base && !e->extends) {
+                    rc = sc_error_set(err, SC_E_INVALID_SCROLL, e->path,
+                                      "%s: %s is the last import of selfTest.imports; a scroll "
+                                      "needs at least one", e->path, value);
+                    break;
+                }
+                n = filter_array(st, "imports", keep_not_string, value);
+            }
+        }
+        if (n < 0)
+            rc = oom(err);
+        else if (n > 0) {
+            matched += n;
+            rc = serialise(e, err);
+        }
+    }
+    if (rc == SC_OK && matched == 0)
+        rc = sc_error_set(err, SC_E_USAGE, value, "box %s has no %s matching %s", box,
+                          kind == SC_AUTHOR_FILE    ? "local file"
+                          : kind == SC_AUTHOR_ASSET ? "asset"
+                          : kind == SC_AUTHOR_ENV   ? "environment variable"
+                                                    : "import",
+                          value);
+    if (rc == SC_OK)
+        rc = commit(c, &s, err);
+    free(name);
+    edit_set_free(&s);
+    return rc;
+}
+
+/* ---- edit scroll ------------------------------------------------------------ */
+
+static const char *const editable[] = {
+    "scrollId", "scrollVersion", "modelId", "runtimeId", "version",
+    "sourceRevision", "pythonVersion", "pixiVersion",
+    "condaDependencyLicenseAudit", "modelCacheSubdir", "assetBaseUrl", "weights"};
+
+int sc_author_field_editable(const char *name)
+{
+    return name != NULL && rank_of(editable, NELEM(editable), name) < NELEM(editable);
+}
+
+sc_code sc_author_edit_field(const sc_author_ctx *c, const char *box,
+                             const char *field, const char *value,
+                             sc_error *err)
+{
+    sc_error_clear(err);
+    if (!sc_author_field_editable(field))
+        return sc_error_set(err, SC_E_USAGE, "--field",
+                            "--field %s is not editable (scrollId scrollVersion modelId runtimeId "
+                            "version sourceRevision pythonVersion pixiVersion "
+                            "condaDependencyLicenseAudit modelCacheSubdir assetBaseUrl weights)",
+                            field ? field : "");
+    if (value == NULL)
+        return sc_error_set(err, SC_E_USAGE, "--value", "edit scroll requires --value <value>");
+    while (*value == ' ' || *value == '\t' || *value == '\n' || *value == '\r')
+        value++;
+    size_t n = strlen(value);
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t' || value[n - 1] == '\n' ||
+                     value[n - 1] == '\r'))
+        n--;
+    if (n == 0)
+        return sc_error_set(err, SC_E_USAGE, "--value", "--value is empty");
+    char *v = strndup(value, n);
+    if (v == NULL)
+        return oom(err);
+    if (strcmp(field, "weights") == 0 && strcmp(v, "embed") != 0 && strcmp(v, "on-demand") != 0) {
+        sc_code rc = sc_error_set(err, SC_E_USAGE, "--value",
+                                  "weights is embed or on-demand, not %s", v);
+        free(v);
+        return rc;
+    }
+    edit_set s;
+    sc_code rc = select_files(c, box, 0, &s, err);
+    for (size_t i = 0; rc == SC_OK && i < s.n; i++) {
+        if (put_ordered(s.f[i].doc, field, sc_json_new_string(v), top_order, NELEM(top_order)))
+            rc = oom(err);
+        else
+            rc = serialise(&s.f[i], err);
+    }
+    if (rc == SC_OK)
+        rc = commit(c, &s, err);
+    free(v);
+    edit_set_free(&s);
+    return rc;
+}
+
+/* ---- refresh ------------------------------------------------------------------ */
+
+static sc_json *drift_record(const char *file, const char *a_key, const char *a,
+                             const char *rel, const char *declared, const char *actual,
+                             int repinned)
+{
+    sc_json *r = sc_json_new_object();
+    if (r == NULL || sc_json_object_append(r, "file", sc_json_new_string(file)) ||
+        sc_json_object_append(r, a_key, sc_json_new_string(a)) ||
+        sc_json_object_append(r, "relativePath", sc_json_new_string(rel)) ||
+        sc_json_object_append(r, "declared", sc_json_new_string(declared)) ||
+        sc_json_object_append(r, "actual", sc_json_new_string(actual)) ||
+        sc_json_object_append(r, "repinned", sc_json_new_bool(repinned))) {
+        sc_json_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Rewrite doc[member][i] with its member key set to value (taken). */
+static int set_entry_member(sc_json *doc, const char *member, size_t i, const char *key,
+                            sc_json *value)
+{
+    sc_json *arr = sc_json_get(doc, member);
+    sc_json *out = sc_json_new_array();
+    int bad = out == NULL || value == NULL;
+    for (size_t k = 0; !bad && k < arr->length; k++) {
+        sc_json *x = sc_json_copy(sc_json_at(arr, k));
+        bad = x == NULL;
+        if (!bad && k == i) {
+            bad = sc_json_object_set(x, key, value) != 0;
+            value = NULL;
+        }
+        bad = bad || sc_json_array_append(out, x) != 0;
+    }
+    sc_json_free(value);
+    if (bad) {
+        sc_json_free(out);
+        return -1;
+    }
+    return sc_json_object_set(doc, member, out);
+}
+
+sc_code sc_author_refresh(const sc_author_ctx *c, const char *box, int repin,
+                          int check_assets, sc_json **report, sc_error *err)
+{
+    sc_error_clear(err);
+    if (report != NULL)
+        *report = NULL;
+    sc_author_ctx all = *c;
+    edit_set s;
+    memset(&s, 0, sizeof s);
+    sc_json *rep = sc_json_new_object(), *lf = sc_json_new_array(), *as = sc_json_new_array();
+    sc_code rc = SC_OK;
+    size_t nlocal = 0, nsize = 0, nhash = 0;
+    if (rep == NULL || lf == NULL || as == NULL) {
+        rc = oom(err);
+        goto out;
+    }
+    /* Every file of the box: the base (if any) and every target. */
+    all.target = "all";
+    if ((rc = select_files(&all, box, 0, &s, err)) != SC_OK)
+        goto out;
+    if (s.n == 1 && s.f[0].is_base) {
+        edit_set t;
+        all.target = NULL;
+        for (size_t i = 0; rc == SC_OK && i < s.refs.count; i++) {
+            all.target = strchr(s.refs.refs[i], '/') + 1;
+            if ((rc = select_files(&all, box, 0, &t, err)) == SC_OK)
+                rc = add_file(&s, t.f[0].path, 1, 0, err);
+            edit_set_free(&t);
+        }
+        if (rc != SC_OK)
+            goto out;
+    }
+    for (size_t i = 0; rc == SC_OK && i < s.n; i++) {
+        edit_file *e = &s.f[i];
+        int changed = 0;
+        sc_json *files = sc_json_get(e->doc, "localFiles");
+        for (size_t k = 0; files && sc_json_is(files, SC_JSON_ARRAY) && k < files->length; k++) {
+            const sc_json *x = sc_json_at(files, k);
+            const char *src = sc_json_cstr(sc_json_get(x, "sourcePath"));
+            const char *rel = sc_json_cstr(sc_json_get(x, "relativePath"));
+            const char *pin = sc_json_cstr(sc_json_get(x, "sha256"));
+            if (src == NULL || rel == NULL || pin == NULL)
+                continue;
+            if ((rc = sc_path_check(src, strlen(src), "sourcePath", err)) != SC_OK)
+                break;
+            char *p = sc_path_join(c->project_root, src);
+            char hex[65];
+            if (p == NULL) {
+                rc = oom(err);
+                break;
+            }
+            if (!sc_is_file(p)) {
+                rc = sc_error_set(err, SC_E_LOCAL_FILE_MISSING, src,
+                                  "local box file is missing: %s", src);
+                free(p);
+                break;
+            }
+            rc = sha256_file_hex(p, hex, err);
+            free(p);
+            if (rc != SC_OK || strcmp(hex, pin) == 0)
+                continue;
+            nlocal++;
+            if (sc_json_array_append(lf, drift_record(e->path, "sourcePath", src, rel, pin, hex,
+                                                      repin)) != 0) {
+                rc = oom(err);
+                break;
+            }
+            if (repin) {
+                if (set_entry_member(e->doc, "localFiles", k, "sha256",
+                                     sc_json_new_string(hex)) != 0) {
+                    rc = oom(err);
+                    break;
+                }
+                files = sc_json_get(e->doc, "localFiles");
+                changed = 1;
+            }
+        }
+        sc_json *assets = check_assets ? sc_json_get(e->doc, "assets") : NULL;
+        for (size_t k = 0; rc == SC_OK && assets && sc_json_is(assets, SC_JSON_ARRAY) &&
+                           k < assets->length;
+             k++) {
+            const sc_json *x = sc_json_at(assets, k);
+            const char *url = sc_json_cstr(sc_json_get(x, "url"));
+            const char *rel = sc_json_cstr(sc_json_get(x, "relativePath"));
+            const char *pin = sc_json_cstr(sc_json_get(x, "sha256"));
+            uint64_t declared = 0, size = 0;
+            char hex[65];
+            if (url == NULL || rel == NULL || pin == NULL ||
+                !sc_json_uint53(sc_json_get(x, "sizeBytes"), &declared))
+                continue;
+            if ((rc = fetch_measure(c, url, &size, hex, err)) != SC_OK)
+                break;
+            if (size == declared && strcmp(hex, pin) == 0)
+                continue;
+            if (size != declared)
+                nsize++;
+            else
+                nhash++;
+            if (sc_json_array_append(as, drift_record(e->path, "url", url, rel, pin, hex,
+                                                      repin)) != 0) {
+                rc = oom(err);
+                break;
+            }
+            if (repin) {
+                if (set_entry_member(e->doc, "assets", k, "sha256", sc_json_new_string(hex)) ||
+                    set_entry_member(e->doc, "assets", k, "sizeBytes",
+                                     sc_json_new_number((double)size))) {
+                    rc = oom(err);
+                    break;
+                }
+                assets = sc_json_get(e->doc, "assets");
+                changed = 1;
+            }
+        }
+        if (rc == SC_OK && changed)
+            rc = serialise(e, err);
+    }
+    if (rc != SC_OK)
+        goto out;
+    if (repin) {
+        rc = commit(c, &s, err);
+    } else if (nlocal > 0) {
+        rc = sc_error_set(err, SC_E_LOCAL_FILE_MISMATCH, box,
+                          "%zu local file(s) of box %s no longer match their sha256; "
+                          "re-run with --repin", nlocal, box);
+    } else if (nsize > 0 || nhash > 0) {
+        rc = sc_error_set(err, nsize > 0 ? SC_E_ASSET_SIZE : SC_E_ASSET_HASH, box,
+                          "%zu asset(s) of box %s no longer match their pins; re-run with --repin",
+                          nsize + nhash, box);
+    }
+out:
+    if (rep != NULL && lf != NULL && as != NULL) {
+        if (sc_json_object_append(rep, "localFiles", lf) == 0)
+            lf = NULL;
+        if (sc_json_object_append(rep, "assets", as) == 0)
+            as = NULL;
+    }
+    sc_json_free(lf);
+    sc_json_free(as);
+    if (report != NULL && rep != NULL && rep->length == 2) {
+        *report = rep;
+        rep = NULL;
+    }
+    sc_json_free(rep);
+    edit_set_free(&s);
+    return rc;
+}
