@@ -586,9 +586,52 @@ static const member host_members[] = {{"nvidiaDriverVersion", 1, want_text},
                                       {"gpus", 1, check_gpus}};
 OBJECT_CHECK(check_gate_host, host_members)
 
+/* gates.cudaAudit (19.7): what the build's CUDA ABI audit gate recorded.  A
+ * release exists only when the audit passed (no error finding) or was opted
+ * out, so "failed" is not a status a release can carry. */
+static sc_code check_audit_status(ctx *c, const sc_json *v, const char *field)
+{
+    static const char *const statuses[] = {"passed", "opted-out"};
+    return want_one_of(c, v, field, statuses, COUNT(statuses));
+}
+
+static sc_code want_zero(ctx *c, const sc_json *v, const char *field)
+{
+    return sc_check_integer(&c->chk, v, field, 0, 0);
+}
+
+static sc_code want_count(ctx *c, const sc_json *v, const char *field)
+{
+    return sc_check_integer(&c->chk, v, field, 0, (uint64_t)SC_JSON_MAX_SAFE_INTEGER);
+}
+
+static sc_code check_finding_codes(ctx *c, const sc_json *v, const char *field)
+{
+    return want_array(c, v, field, 0, want_slug);
+}
+
+static sc_code check_gate_cuda_audit(ctx *c, const sc_json *v, const char *field)
+{
+    static const member status_only[] = {{"status", 1, check_audit_status}};
+    static const member passed[] = {{"status", 1, NULL},
+                                    {"errors", 1, want_zero},
+                                    {"warnings", 1, want_count},
+                                    {"findings", 1, check_finding_codes}};
+    static const member opted_out[] = {{"status", 1, NULL}};
+    sc_code rc;
+    if ((rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field)) != SC_OK ||
+        (rc = want_required(c, v, field, status_only, 1)) != SC_OK ||
+        (rc = want_members(c, v, field, status_only, 1)) != SC_OK)
+        return rc;
+    if (str_is(sc_json_get(v, "status"), "passed"))
+        return want_object(c, v, field, passed, COUNT(passed));
+    return want_object(c, v, field, opted_out, COUNT(opted_out));
+}
+
 static const member gates_members[] = {{"selfTest", 0, check_gate_self_test},
                                        {"parity", 0, check_gate_parity},
-                                       {"host", 0, check_gate_host}};
+                                       {"host", 0, check_gate_host},
+                                       {"cudaAudit", 0, check_gate_cuda_audit}};
 
 static sc_code check_gates(ctx *c, const sc_json *v, const char *field)
 {
@@ -596,9 +639,9 @@ static sc_code check_gates(ctx *c, const sc_json *v, const char *field)
     if (rc != SC_OK)
         return rc;
     if (!sc_json_get(v, "selfTest") && !sc_json_get(v, "parity") &&
-        !sc_json_get(v, "host"))
-        return sc_check_fail(&c->chk, field, "%s must record at least one of selfTest, parity, host",
-                   field);
+        !sc_json_get(v, "host") && !sc_json_get(v, "cudaAudit"))
+        return sc_check_fail(&c->chk, field,
+                   "%s must record at least one of selfTest, parity, host, cudaAudit", field);
     return want_object(c, v, field, gates_members, COUNT(gates_members));
 }
 
