@@ -1,9 +1,11 @@
 /*
  * asset_archive.c — expanding assetArchives into the payload.
  *
- * Guarantees: see asset_archive.h.  Asset archives hold only regular files
- * and directories: a link in a zip or tar.gz is refused (SC_E_LINK_ENTRY)
- * and any other type in a tar.gz is SC_E_SPECIAL_ENTRY.  The copy runs in
+ * Guarantees: see asset_archive.h.  A tar.gz may hold only regular files
+ * and directories: a symbolic or hard link is SC_E_LINK_ENTRY, any other
+ * type SC_E_SPECIAL_ENTRY.  A zip passes every check of archive_read.h, so
+ * its links resolve, lexically, to files inside the archive; they are
+ * copied into the payload as regular files holding their target's bytes.  The copy runs in
  * two passes over the (stripped) tree in byte order of names: the first
  * finds every conflict with what the payload already holds, so a refused
  * archive changes nothing in the payload; the second copies.  The
@@ -71,6 +73,7 @@ static sc_code list_dir(int dfd, const char *shown, name_list *out, sc_error *er
         close(dfd);
         return sc_error_set(err, SC_E_IO, shown, "cannot read %s: %s", shown, strerror(e));
     }
+    rewinddir(d); /* dfd may share its offset with a descriptor read before */
     size_t cap = 0;
     struct dirent *de;
     sc_code rc = SC_OK;
@@ -294,17 +297,7 @@ static sc_code zip_extract(const char *archive_path, const char *tmp, sc_error *
     sc_code rc = sc_zip_open(archive_path, NULL, &z, err);
     if (rc != SC_OK)
         return rc;
-    for (size_t i = 0; i < sc_zip_count(z); i++) {
-        const sc_zip_entry *e = sc_zip_at(z, i);
-        if (e->type == SC_ZIP_LINK) {
-            rc = sc_error_set(err, SC_E_LINK_ENTRY, e->path,
-                              "%s: %s is a link; asset archives hold only files and directories",
-                              archive_path, e->path);
-            break;
-        }
-    }
-    if (rc == SC_OK)
-        rc = sc_zip_extract(z, tmp, err);
+    rc = sc_zip_extract(z, tmp, err);
     sc_zip_close(z);
     return rc;
 }
@@ -353,6 +346,7 @@ static sc_code strip_roots(int *dirfd, long strip, const char *archive_rel, sc_e
 
 typedef struct copy_ctx {
     int pass;            /* 1: check only; 2: copy */
+    int is_zip;          /* links (checked by archive_read) are dereferenced */
     const char *archive; /* for messages */
     char *buf;
 } copy_ctx;
@@ -372,16 +366,17 @@ static char *join_rel(const char *a, const char *b)
 }
 
 static sc_code copy_file(copy_ctx *c, int src_dir, int dst_dir, const char *name,
-                         const char *shown, sc_error *err)
+                         int follow, const char *shown, sc_error *err)
 {
-    int in = openat(src_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int in = openat(src_dir, name, O_RDONLY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
     if (in < 0)
         return sc_error_set(err, SC_E_IO, shown, "cannot open %s: %s", shown, strerror(errno));
     struct stat st;
-    if (fstat(in, &st) != 0) {
-        int e = errno;
+    int st_ok = fstat(in, &st) == 0;
+    if (!st_ok || !S_ISREG(st.st_mode)) {
+        int e = st_ok ? EINVAL : errno;
         close(in);
-        return sc_error_set(err, SC_E_IO, shown, "cannot stat %s: %s", shown, strerror(e));
+        return sc_error_set(err, SC_E_IO, shown, "cannot copy %s: %s", shown, strerror(e));
     }
     unsigned mode = (unsigned)st.st_mode & 0777u;
     if (mode == 0)
@@ -497,7 +492,7 @@ static sc_code copy_tree(copy_ctx *c, int src_dir, int dst_dir, const char *rel,
                 close(sub_src);
             if (sub_dst >= 0)
                 close(sub_dst);
-        } else if (S_ISREG(st.st_mode)) {
+        } else if (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && c->is_zip)) {
             if (c->pass == 1) {
                 struct stat dst;
                 if (dst_dir >= 0 && fstatat(dst_dir, name, &dst, AT_SYMLINK_NOFOLLOW) == 0)
@@ -505,7 +500,7 @@ static sc_code copy_tree(copy_ctx *c, int src_dir, int dst_dir, const char *rel,
                                       "%s would replace %s, which the payload already holds",
                                       c->archive, shown);
             } else {
-                rc = copy_file(c, src_dir, dst_dir, name, shown, err);
+                rc = copy_file(c, src_dir, dst_dir, name, S_ISLNK(st.st_mode), shown, err);
             }
         } else {
             rc = sc_error_set(err, SC_E_SPECIAL_ENTRY, shown,
@@ -671,6 +666,7 @@ sc_code sc_asset_archive_extract(const char *payload_root, const sc_json *spec, 
 
     copy_ctx c;
     c.archive = rel;
+    c.is_zip = is_zip;
     c.buf = malloc(COPY_BUFFER);
     if (rc == SC_OK && !c.buf)
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, rel, "out of memory");
