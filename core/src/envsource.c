@@ -445,8 +445,12 @@ static sc_code settle_one(const settle_ctx *c, const char *path, const char *rel
 {
     char *real = realpath(path, NULL);
     struct stat st;
-    if (real == NULL || !path_within(c->root_real, real) || strcmp(real, c->root_real) == 0 ||
-        stat(real, &st) != 0) {
+    if (real != NULL && strcmp(real, c->root_real) == 0) {
+        free(real);
+        return sc_error_set(err, SC_E_RELOCATION_FAILED, rel,
+                            "a directory link contains itself: %s", rel);
+    }
+    if (real == NULL || !path_within(c->root_real, real) || stat(real, &st) != 0) {
         free(real);
         if (unlink(path) != 0)
             return io_fail(err, path, "cannot remove link");
@@ -541,7 +545,35 @@ static const char *entry_in_root(const sc_target *t)
     return entry;
 }
 
-static sc_code copy_verbatim(const char *src, const char *dst, int depth, sc_error *err)
+/* Where an absolute link target inside the prefix lands in the copy. */
+typedef struct remap {
+    const char *from[2]; /* the prefix as given and its realpath */
+    const char *to;      /* the copy's absolute path */
+} remap;
+
+/* The target to write for a link read from the prefix: an absolute target
+ * inside the prefix is moved to the copy (settling then makes it a copy or
+ * a relative link's equivalent); anything else is kept as read.  NULL on
+ * OOM. */
+static char *remapped_target(const remap *m, const char *target)
+{
+    if (target[0] == '/')
+        for (int i = 0; i < 2; i++) {
+            const char *from = m->from[i];
+            size_t n = from ? strlen(from) : 0;
+            if (n > 1 && strncmp(target, from, n) == 0 && (target[n] == '/' || target[n] == '\0')) {
+                size_t len = strlen(m->to) + strlen(target + n) + 1;
+                char *out = malloc(len);
+                if (out != NULL)
+                    snprintf(out, len, "%s%s", m->to, target + n);
+                return out;
+            }
+        }
+    return strdup(target);
+}
+
+static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, int depth,
+                             sc_error *err)
 {
     if (depth > COPY_DEPTH_MAX)
         return sc_error_set(err, SC_E_RELOCATION_FAILED, src, "tree deeper than %d levels: %s",
@@ -564,15 +596,19 @@ static sc_code copy_verbatim(const char *src, const char *dst, int depth, sc_err
         } else if (S_ISDIR(st.st_mode)) {
             rc = make_dir(d, err);
             if (rc == SC_OK)
-                rc = copy_verbatim(s, d, depth + 1, err);
+                rc = copy_verbatim(m, s, d, depth + 1, err);
         } else if (S_ISREG(st.st_mode)) {
             rc = copy_file(s, d, st.st_mode, 0, err);
         } else if (S_ISLNK(st.st_mode)) {
-            char *target = read_link(s);
-            if (target == NULL)
+            char *raw = read_link(s);
+            char *target = raw ? remapped_target(m, raw) : NULL;
+            if (raw == NULL)
                 rc = io_fail(err, s, "cannot read link");
+            else if (target == NULL)
+                rc = oom(err);
             else if (symlink(target, d) != 0)
                 rc = io_fail(err, d, "cannot create link");
+            free(raw);
             free(target);
         } else {
             rc = sc_error_set(err, SC_E_SPECIAL_ENTRY, s,
@@ -619,7 +655,16 @@ sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
     sc_code rc = make_dirs(venv_dir, err);
     if (rc != SC_OK)
         return rc;
-    rc = copy_verbatim(prefix_dir, venv_dir, 0, err);
+    char *prefix_real = realpath(prefix_dir, NULL);
+    char *venv_real = realpath(venv_dir, NULL);
+    if (venv_real == NULL) {
+        rc = io_fail(err, venv_dir, "cannot resolve");
+    } else {
+        remap m = {{prefix_dir, prefix_real}, venv_real};
+        rc = copy_verbatim(&m, prefix_dir, venv_dir, 0, err);
+    }
+    free(prefix_real);
+    free(venv_real);
     if (rc == SC_OK)
         rc = sc_envsource_settle_links(venv_dir, t, err);
     if (rc == SC_OK) {
