@@ -1,0 +1,904 @@
+/*
+ * test_author.c — authoring a workspace (scroll_edit.h): init, new scroll,
+ * add/remove, edit scroll, refresh.  One test per rule, in temporary
+ * workspaces (sc_test_ws_new).  Assets are fetched through the ctx hook with
+ * a stand-in that writes known bytes (the real downloader is exercised by
+ * core/tests/cli/author_cli_test.sh against fixtures/http_server.py).
+ *
+ * JSON in this file is single-quoted for legibility (sc_test_dq).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "scrollcase/digest.h"
+#include "scrollcase/error.h"
+#include "scrollcase/file.h"
+#include "scrollcase/json.h"
+#include "scrollcase/scroll.h"
+#include "scrollcase/scroll_edit.h"
+
+#define CPU "linux-x86_64-cpu"
+#define CUDA "linux-x86_64-cuda12.4"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char *slurp(const char *dir, const char *rel)
+{
+    char *p = sc_path_join(dir, rel), *b = NULL;
+    size_t n = 0;
+    sc_error err;
+    if (p != NULL && sc_file_read(p, &b, &n, NULL, &err) != SC_OK)
+        b = NULL;
+    free(p);
+    return b;
+}
+
+static sc_json *load_json(const char *dir, const char *rel)
+{
+    char *p = sc_path_join(dir, rel);
+    sc_json *v = NULL;
+    sc_error err;
+    if (p == NULL || sc_json_parse_file(p, &v, &err) != SC_OK)
+        v = NULL;
+    free(p);
+    return v;
+}
+
+/* Space-separated keys of an object, in order. */
+static void keys_of(const sc_json *o, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; o != NULL && i < o->length; i++) {
+        if (i > 0)
+            strncat(buf, " ", size - strlen(buf) - 1);
+        strncat(buf, sc_json_at(o, i)->key, size - strlen(buf) - 1);
+    }
+}
+
+static sc_new_scroll_options opts(const char *box, const char *target)
+{
+    sc_new_scroll_options o;
+    memset(&o, 0, sizeof o);
+    o.box_id = box;
+    o.target_id = target;
+    o.source_revision = "abc123";
+    return o;
+}
+
+/* A workspace with box "demo" at target CPU (and CUDA if two). */
+static sc_test_ws ws_with_box(int two)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CPU);
+    CU_ASSERT_EQUAL_FATAL(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK);
+    if (two) {
+        o.target_id = CUDA;
+        CU_ASSERT_EQUAL_FATAL(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK);
+    }
+    return w;
+}
+
+static sc_author_ctx ctx(const sc_test_ws *w, const char *target)
+{
+    sc_author_ctx c;
+    memset(&c, 0, sizeof c);
+    c.scrolls_dir = w->scrolls;
+    c.project_root = w->root;
+    c.cwd = w->root;
+    c.target = target;
+    return c;
+}
+
+static int load_ok(const sc_test_ws *w, const char *ref)
+{
+    sc_scroll *s = NULL;
+    sc_error err;
+    sc_code rc = sc_scroll_load(w->scrolls, ref, &s, &err);
+    sc_scroll_free(s);
+    return rc == SC_OK;
+}
+
+#define SCROLL_CPU "demo/" CPU "/scroll.json"
+#define SCROLL_CUDA "demo/" CUDA "/scroll.json"
+#define TOML_CPU "demo/" CPU "/pixi.toml"
+
+/* ---- new scroll ----------------------------------------------------------- */
+
+static void new_scroll_writes_minimal_v3_scroll(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    char keys[512];
+    keys_of(d, keys, sizeof keys);
+    CU_ASSERT_STRING_EQUAL(keys, "$schema schemaVersion boxId modelId runtimeId version "
+                                 "sourceRevision target pythonVersion pixiVersion selfTest");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(d, "modelId")), "demo");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(d, "runtimeId")), "demo-runtime");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(d, "pixiVersion")),
+                           SC_AUTHOR_DEFAULT_PIXI_VERSION);
+    CU_ASSERT_STRING_EQUAL(
+        sc_json_cstr(sc_json_at(sc_json_get(sc_json_get(d, "selfTest"), "imports"), 0)), "json");
+    CU_ASSERT_PTR_NULL(sc_json_get(d, "execution"));
+    CU_ASSERT(load_ok(&w, "demo/" CPU));
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_writes_pixi_toml_for_the_target(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CUDA);
+    o.python_version = "3.11";
+    CU_ASSERT_EQUAL_FATAL(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK);
+    char *t = slurp(w.scrolls, "demo/" CUDA "/pixi.toml");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_STRING_EQUAL(t, "[workspace]\nname = \"demo-" CUDA "\"\n"
+                              "channels = [\"conda-forge\"]\nplatforms = [\"linux-64\"]\n\n"
+                              "[dependencies]\npython = \"3.11.*\"\n");
+    free(t);
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_missing_flag_is_usage_naming_it(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CPU);
+    o.source_revision = NULL;
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "--source-revision"));
+    o = opts(NULL, CPU);
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "--box-id"));
+    o = opts("demo", NULL);
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "--target"));
+    o = opts("demo", CPU);
+    o.execution = "script";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "--script"));
+    CU_ASSERT(!sc_is_dir(w.scrolls) || rmdir(w.scrolls) == 0); /* nothing written */
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_existing_is_scroll_exists(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *before = slurp(w.scrolls, SCROLL_CPU);
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CPU);
+    o.model_id = "other";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_SCROLL_EXISTS, &err);
+    char *after = slurp(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_bad_target_writes_nothing(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", "linux-x86_64-gpu");
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_UNSUPPORTED_TARGET, &err);
+    o = opts("Demo", CPU);
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    CU_ASSERT_EQUAL(rmdir(w.scrolls), 0); /* still empty */
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_execution_script_and_module(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("a", CPU);
+    o.execution = "script";
+    o.script = "app/main.py";
+    CU_ASSERT_EQUAL_FATAL(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK);
+    o = opts("b", CPU);
+    o.execution = "module";
+    o.module = "pkg.cli";
+    CU_ASSERT_EQUAL_FATAL(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK);
+    sc_json *a = load_json(w.scrolls, "a/" CPU "/scroll.json");
+    sc_json *b = load_json(w.scrolls, "b/" CPU "/scroll.json");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(sc_json_get(a, "execution"), "kind")),
+                           "python-script");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(sc_json_get(a, "execution"), "script")),
+                           "app/main.py");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(sc_json_get(b, "execution"), "module")),
+                           "pkg.cli");
+    o = opts("c", CPU);
+    o.module = "pkg";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    sc_json_free(a);
+    sc_json_free(b);
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_leaves_no_staging_directory(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *p = sc_path_join(w.scrolls, "demo");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", p);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+    free(p);
+    sc_test_ws_free(&w);
+}
+
+/* ---- init --------------------------------------------------------------------- */
+
+static void init_writes_config_scrolls_and_gitignore_once(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_init_result r;
+    char *scrolls = sc_path_join(w.root, "custom/scrolls");
+    CU_ASSERT_EQUAL_FATAL(sc_author_init(w.root, scrolls, 0, NULL, &r, &err), SC_OK);
+    CU_ASSERT(r.wrote_config && r.created_scrolls && r.wrote_gitignore && !r.wrote_example);
+    CU_ASSERT(sc_is_dir(scrolls));
+    char *cfg = slurp(w.root, "scrollcase.config.json");
+    CU_ASSERT_STRING_EQUAL(cfg, "{\n  \"version\": 1,\n  \"paths\": {\n"
+                                "    \"scrolls\": \"scrolls\",\n"
+                                "    \"build\": \".scrollcase/build\",\n"
+                                "    \"dist\": \".scrollcase/dist\",\n"
+                                "    \"keys\": \".scrollcase/keys\",\n"
+                                "    \"toolchain\": \".scrollcase/toolchain\"\n  }\n}\n");
+    CU_ASSERT_EQUAL_FATAL(sc_author_init(w.root, scrolls, 0, NULL, &r, &err), SC_OK);
+    CU_ASSERT(!r.wrote_config && !r.created_scrolls && !r.wrote_gitignore);
+    char *gi = slurp(w.root, ".gitignore");
+    CU_ASSERT_STRING_EQUAL(gi, "# scrollcase build state\n.scrollcase/\n");
+    free(cfg);
+    free(gi);
+    free(scrolls);
+    sc_test_ws_free(&w);
+}
+
+static void init_never_overwrites_and_appends_to_gitignore(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_write(w.root, "scrollcase.config.json", "{\"version\": 1}\n");
+    sc_test_write(w.root, ".gitignore", "node_modules");
+    sc_error err;
+    sc_init_result r;
+    CU_ASSERT_EQUAL_FATAL(sc_author_init(w.root, w.scrolls, 0, NULL, &r, &err), SC_OK);
+    CU_ASSERT(!r.wrote_config && r.wrote_gitignore);
+    char *cfg = slurp(w.root, "scrollcase.config.json");
+    char *gi = slurp(w.root, ".gitignore");
+    CU_ASSERT_STRING_EQUAL(cfg, "{\"version\": 1}\n");
+    CU_ASSERT_STRING_EQUAL(gi, "node_modules\n# scrollcase build state\n.scrollcase/\n");
+    free(cfg);
+    free(gi);
+    sc_test_ws_free(&w);
+}
+
+static void init_example_is_a_valid_native_scroll(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_init_result r;
+    CU_ASSERT_EQUAL_FATAL(sc_author_init(w.root, w.scrolls, 1, "0.50.0", &r, &err), SC_OK);
+    CU_ASSERT(r.wrote_example);
+    char ref[128];
+    snprintf(ref, sizeof ref, "%s/%s", SC_AUTHOR_EXAMPLE_BOX, sc_author_native_target());
+    CU_ASSERT(load_ok(&w, ref));
+    /* A second init keeps the example as it is. */
+    CU_ASSERT_EQUAL(sc_author_init(w.root, w.scrolls, 1, NULL, &r, &err), SC_OK);
+    CU_ASSERT(!r.wrote_example);
+    sc_test_ws_free(&w);
+}
+
+/* ---- choosing files ------------------------------------------------------------- */
+
+static void several_targets_need_target_flag(void)
+{
+    sc_test_ws w = ws_with_box(1);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "numpy", NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    c.target = "linux-x86_64-cuda11.8";
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "numpy", NULL, NULL, &err),
+                   SC_E_SCROLL_NOT_FOUND, &err);
+    c.target = CUDA;
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "numpy", NULL, NULL, &err),
+                    SC_OK);
+    char *a = slurp(w.scrolls, SCROLL_CPU), *b = slurp(w.scrolls, SCROLL_CUDA);
+    CU_ASSERT_PTR_NULL(strstr(a, "numpy"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "numpy"));
+    free(a);
+    free(b);
+    c.target = "all";
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "yaml", NULL, NULL, &err),
+                    SC_OK);
+    a = slurp(w.scrolls, SCROLL_CPU);
+    b = slurp(w.scrolls, SCROLL_CUDA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "yaml"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "yaml"));
+    free(a);
+    free(b);
+    sc_test_ws_free(&w);
+}
+
+static void all_edits_the_base_of_a_split_box(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/scroll.json",
+                   "{'schemaVersion':3,'boxId':'demo','modelId':'m','runtimeId':'r',"
+                   "'version':'1','sourceRevision':'x','pythonVersion':'3.11',"
+                   "'pixiVersion':'0.40.0','selfTest':{'imports':['json']}}");
+    sc_test_ws_put(&w, "demo/" CPU "/scroll.json",
+                   "{'extends':'../scroll.json','target':{'platform':'linux','arch':"
+                   "'x86_64','accelerator':'cpu'}}");
+    sc_author_ctx c = ctx(&w, "all");
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_ENV, "demo", "A=1", NULL, NULL, &err), SC_OK);
+    char *base = slurp(w.scrolls, "demo/scroll.json"), *frag = slurp(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_PTR_NOT_NULL(strstr(base, "\"A\": \"1\""));
+    CU_ASSERT_PTR_NULL(strstr(frag, "\"A\""));
+    free(base);
+    free(frag);
+    sc_test_ws_free(&w);
+}
+
+static void box_must_be_one_name(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo/" CPU, "x", NULL, NULL, &err),
+                   SC_E_INVALID_REFERENCE, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_IMPORT, "nobox", "x", NULL, NULL, &err),
+                   SC_E_SCROLL_NOT_FOUND, &err);
+    sc_test_ws_free(&w);
+}
+
+/* ---- add / remove ------------------------------------------------------------------ */
+
+static void add_file_pins_sha256_and_lists_it_in_self_test(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_test_write(w.root, "src/model.bin", "weights");
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(
+        sc_author_add(&c, SC_AUTHOR_FILE, "demo", "src/model.bin", "data/m.bin", NULL, &err),
+        SC_OK);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    const sc_json *e = sc_json_at(sc_json_get(d, "localFiles"), 0);
+    char hex[65];
+    sc_sha256_hex("weights", 7, hex, &err);
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(e, "sourcePath")), "src/model.bin");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(e, "relativePath")), "data/m.bin");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(e, "sha256")), hex);
+    const sc_json *files = sc_json_get(sc_json_get(d, "selfTest"), "files");
+    CU_ASSERT_EQUAL(files ? files->length : 0, 1);
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_at(files, 0)), "data/m.bin");
+    /* localFiles lands where the table of 5.2 puts it: before selfTest. */
+    char keys[512];
+    keys_of(d, keys, sizeof keys);
+    CU_ASSERT_PTR_NOT_NULL(strstr(keys, "pixiVersion localFiles selfTest"));
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void add_file_default_path_is_base_name(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_test_write(w.root, "src/deep/x.txt", "x");
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(
+        sc_author_add(&c, SC_AUTHOR_FILE, "demo", "src/deep/x.txt", NULL, NULL, &err), SC_OK);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_STRING_EQUAL(
+        sc_json_cstr(sc_json_get(sc_json_at(sc_json_get(d, "localFiles"), 0), "relativePath")),
+        "x.txt");
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void add_file_refuses_links_missing_and_outside_files(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_test_write(w.root, "real.txt", "x");
+    char *link = sc_path_join(w.root, "link.txt");
+    CU_ASSERT_EQUAL_FATAL(symlink("real.txt", link), 0);
+    char *before = slurp(w.scrolls, SCROLL_CPU);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "link.txt", NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "nope.txt", NULL, NULL, &err),
+                   SC_E_LOCAL_FILE_MISSING, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "scrolls", NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    sc_test_ws other = sc_test_ws_new();
+    sc_test_write(other.root, "o.txt", "o");
+    char *outside = sc_path_join(other.root, "o.txt");
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_FILE, "demo", outside, NULL, NULL, &err),
+                   SC_E_UNSAFE_PATH, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "real.txt", "../x", NULL, &err),
+                   SC_E_UNSAFE_PATH, &err);
+    char *after = slurp(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    free(outside);
+    free(link);
+    sc_test_ws_free(&other);
+    sc_test_ws_free(&w);
+}
+
+static void add_env_splits_at_the_first_equals_and_replaces(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_ENV, "demo", "OPTS=a=b", NULL, NULL, &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_ENV, "demo", "X=", NULL, NULL, &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_ENV, "demo", "OPTS=c", NULL, NULL, &err), SC_OK);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_ENV, "demo", "NOVALUE", NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_ENV, "demo", "=v", NULL, NULL, &err), SC_E_USAGE,
+                   &err);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    const sc_json *env = sc_json_get(d, "environment");
+    char keys[128];
+    keys_of(env, keys, sizeof keys);
+    CU_ASSERT_STRING_EQUAL(keys, "OPTS X");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(env, "OPTS")), "c");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(env, "X")), "");
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void add_import_takes_dotted_names_once(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "a.b_c", NULL, NULL, &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "a.b_c", NULL, NULL, &err), SC_OK);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "a..b", NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "9x", NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_EQUAL(sc_json_get(sc_json_get(d, "selfTest"), "imports")->length, 2);
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void add_dep_edits_dependencies_as_text(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *p = sc_path_join(w.scrolls, TOML_CPU);
+    sc_error err;
+    const char *orig = "# top comment\n[workspace]\nname = \"x\"\nchannels = [\"conda-forge\"]\n"
+                       "platforms = [\"linux-64\"]\n\n[dependencies]\npython = \"3.12.*\"\n"
+                       "# keep me\n\n[tasks]\nrun = \"python\"\n";
+    CU_ASSERT_EQUAL_FATAL(sc_file_write_atomic(p, orig, strlen(orig), 0644, &err), SC_OK);
+    sc_author_ctx c = ctx(&w, NULL);
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "numpy", NULL, ">=1.26", &err),
+                    SC_OK);
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "python", NULL, "3.11.*", &err),
+                    SC_OK);
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "scipy", NULL, NULL, &err), SC_OK);
+    char *t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "# top comment\n[workspace]\nname = \"x\"\n"
+                              "channels = [\"conda-forge\"]\nplatforms = [\"linux-64\"]\n\n"
+                              "[dependencies]\npython = \"3.11.*\"\nnumpy = \">=1.26\"\n"
+                              "scipy = \"*\"\n# keep me\n\n[tasks]\nrun = \"python\"\n");
+    free(t);
+    CU_ASSERT_EQUAL(sc_author_remove(&c, SC_AUTHOR_DEP, "demo", "numpy", &err), SC_OK);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_PTR_NULL(strstr(t, "numpy"));
+    free(t);
+    free(p);
+    sc_test_ws_free(&w);
+}
+
+static void add_dep_creates_the_section_when_absent(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *p = sc_path_join(w.scrolls, TOML_CPU);
+    sc_error err;
+    const char *orig = "[workspace]\nname = \"x\"";
+    CU_ASSERT_EQUAL_FATAL(sc_file_write_atomic(p, orig, strlen(orig), 0644, &err), SC_OK);
+    sc_author_ctx c = ctx(&w, NULL);
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "zlib", NULL, "1.3", &err), SC_OK);
+    char *t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "[workspace]\nname = \"x\"\n\n[dependencies]\nzlib = \"1.3\"\n");
+    free(t);
+    free(p);
+    sc_test_ws_free(&w);
+}
+
+static void add_dep_refuses_non_conda_names_and_quoted_specs(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *before = slurp(w.scrolls, TOML_CPU);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "NumPy", NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "numpy-", NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "numpy", NULL, "1\"2", &err),
+                   SC_E_USAGE, &err);
+    char *after = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    sc_test_ws_free(&w);
+}
+
+static void add_dep_with_several_targets_and_all_edits_each(void)
+{
+    sc_test_ws w = ws_with_box(1);
+    sc_author_ctx c = ctx(&w, "all");
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "numpy", NULL, NULL, &err), SC_OK);
+    char *a = slurp(w.scrolls, TOML_CPU), *b = slurp(w.scrolls, "demo/" CUDA "/pixi.toml");
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "numpy = \"*\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "numpy = \"*\""));
+    free(a);
+    free(b);
+    sc_test_ws_free(&w);
+}
+
+static void remove_without_a_match_is_an_error(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_FILE, "demo", "x", &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_ASSET, "demo", "x", &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_ENV, "demo", "X", &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_IMPORT, "demo", "os", &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_DEP, "demo", "numpy", &err), SC_E_USAGE, &err);
+    sc_test_ws_free(&w);
+}
+
+static void remove_last_import_is_refused(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *before = slurp(w.scrolls, SCROLL_CPU);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_IMPORT, "demo", "json", &err),
+                   SC_E_INVALID_SCROLL, &err);
+    char *after = slurp(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_IMPORT, "demo", "os", NULL, NULL, &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_remove(&c, SC_AUTHOR_IMPORT, "demo", "json", &err), SC_OK);
+    free(before);
+    free(after);
+    sc_test_ws_free(&w);
+}
+
+static void remove_file_and_env_restore_the_scroll(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *before = slurp(w.scrolls, SCROLL_CPU);
+    sc_test_write(w.root, "a.txt", "a");
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "a.txt", NULL, NULL, &err),
+                          SC_OK);
+    CU_ASSERT_EQUAL_FATAL(sc_author_add(&c, SC_AUTHOR_ENV, "demo", "K=V", NULL, NULL, &err),
+                          SC_OK);
+    CU_ASSERT_EQUAL(sc_author_remove(&c, SC_AUTHOR_FILE, "demo", "a.txt", &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_remove(&c, SC_AUTHOR_ENV, "demo", "K", &err), SC_OK);
+    char *after = slurp(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_STRING_EQUAL(before, after); /* empty containers are removed */
+    free(before);
+    free(after);
+    sc_test_ws_free(&w);
+}
+
+static int array_has_file(const sc_json *d, const char *rel)
+{
+    const sc_json *files = sc_json_get(sc_json_get(d, "selfTest"), "files");
+    for (size_t i = 0; files != NULL && i < files->length; i++)
+        if (strcmp(sc_json_cstr(sc_json_at(files, i)), rel) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- assets (through the fetch hook) ------------------------------------------------ */
+
+typedef struct fake_fetch {
+    const char *body;
+    int calls;
+} fake_fetch;
+
+static sc_code fake(void *vctx, const char *url, const char *dest, uint64_t *size,
+                    char hex[65], sc_error *err)
+{
+    (void)url;
+    fake_fetch *f = vctx;
+    f->calls++;
+    sc_code rc = sc_file_write_atomic(dest, f->body, strlen(f->body), 0644, err);
+    if (rc != SC_OK)
+        return rc;
+    *size = strlen(f->body);
+    return sc_sha256_hex(f->body, strlen(f->body), hex, err);
+}
+
+static void add_asset_pins_size_and_sha256_under_the_model_cache(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    fake_fetch f = {"0123456789", 0};
+    sc_author_ctx c = ctx(&w, NULL);
+    c.fetch = fake;
+    c.fetch_ctx = &f;
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_author_add(&c, SC_AUTHOR_ASSET, "demo",
+                                        "https://example.invalid/m/weights.bin?x=1", NULL, NULL,
+                                        &err),
+                          SC_OK);
+    CU_ASSERT_EQUAL(f.calls, 1);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    const sc_json *a = sc_json_at(sc_json_get(d, "assets"), 0);
+    uint64_t size = 0;
+    char hex[65];
+    sc_sha256_hex("0123456789", 10, hex, &err);
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(a, "relativePath")),
+                           "model-cache/demo/weights.bin");
+    CU_ASSERT(sc_json_uint53(sc_json_get(a, "sizeBytes"), &size) && size == 10);
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(a, "sha256")), hex);
+    CU_ASSERT(array_has_file(d, "model-cache/demo/weights.bin"));
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void add_asset_refuses_empty_bodies_and_non_http_urls(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *before = slurp(w.scrolls, SCROLL_CPU);
+    fake_fetch f = {"", 0};
+    sc_author_ctx c = ctx(&w, NULL);
+    c.fetch = fake;
+    c.fetch_ctx = &f;
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_ASSET, "demo", "https://example.invalid/a.bin",
+                                 NULL, NULL, &err),
+                   SC_E_DOWNLOAD_FAILED, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_ASSET, "demo", "ftp://example.invalid/a.bin",
+                                 NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_ASSET, "demo", "https://example.invalid/",
+                                 NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    CU_ASSERT_EQUAL(f.calls, 1);
+    char *after = slurp(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    sc_test_ws_free(&w);
+}
+
+/* ---- edit scroll -------------------------------------------------------------------- */
+
+static void edit_sets_in_place_and_inserts_by_the_member_table(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_author_edit_field(&c, "demo", "version", "  2.0.0\n", &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_edit_field(&c, "demo", "scrollId", "s", &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_edit_field(&c, "demo", "assetBaseUrl", "https://x", &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_edit_field(&c, "demo", "weights", "embed", &err), SC_OK);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    char keys[512];
+    keys_of(d, keys, sizeof keys);
+    CU_ASSERT_STRING_EQUAL(keys, "$schema schemaVersion scrollId boxId modelId runtimeId version "
+                                 "sourceRevision target pythonVersion pixiVersion assetBaseUrl "
+                                 "selfTest weights");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(d, "version")), "2.0.0");
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void edit_refuses_fields_that_are_not_editable(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_edit_field(&c, "demo", "boxId", "x", &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_edit_field(&c, "demo", "target", "x", &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_edit_field(&c, "demo", "weights", "lazy", &err), SC_E_USAGE, &err);
+    SC_EXPECT_CODE(sc_author_edit_field(&c, "demo", "version", "   ", &err), SC_E_USAGE, &err);
+    CU_ASSERT(sc_author_field_editable("condaDependencyLicenseAudit"));
+    CU_ASSERT(!sc_author_field_editable("selfTest"));
+    sc_test_ws_free(&w);
+}
+
+static void edit_that_invalidates_the_box_is_rolled_back(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    char *before = slurp(w.scrolls, SCROLL_CPU);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    /* on-demand without an asset: invalid-scroll (5.3 step 6) */
+    SC_EXPECT_CODE(sc_author_edit_field(&c, "demo", "weights", "on-demand", &err),
+                   SC_E_INVALID_SCROLL, &err);
+    SC_EXPECT_CODE(sc_author_edit_field(&c, "demo", "modelCacheSubdir", "../x", &err),
+                   SC_E_UNSAFE_PATH, &err);
+    char *after = slurp(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    sc_test_ws_free(&w);
+}
+
+static void edit_of_a_base_is_checked_against_every_target(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    const char *base = "{'schemaVersion':3,'boxId':'demo','modelId':'m','runtimeId':'r',"
+                       "'version':'1','sourceRevision':'x','pythonVersion':'3.11',"
+                       "'pixiVersion':'0.40.0','selfTest':{'imports':['json']}}";
+    sc_test_ws_put(&w, "demo/scroll.json", base);
+    sc_test_ws_put(&w, "demo/" CPU "/scroll.json",
+                   "{'extends':'../scroll.json','target':{'platform':'linux','arch':'x86_64',"
+                   "'accelerator':'cpu'},'localFiles':[{'sourcePath':'a','relativePath':'W.bin'}]}");
+    sc_test_ws_put(&w, "demo/" CUDA "/scroll.json",
+                   "{'extends':'../scroll.json','target':{'platform':'linux','arch':'x86_64',"
+                   "'accelerator':'cuda','cudaVersion':'12.4'}}");
+    sc_test_write(w.root, "w.bin", "w");
+    char *before = slurp(w.scrolls, "demo/scroll.json");
+    sc_author_ctx c = ctx(&w, "all");
+    sc_error err;
+    /* w.bin collides with the cpu target's W.bin after case folding. */
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "w.bin", NULL, NULL, &err),
+                   SC_E_ENTRY_COLLISION, &err);
+    char *after = slurp(w.scrolls, "demo/scroll.json");
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    sc_test_ws_free(&w);
+}
+
+/* ---- refresh ----------------------------------------------------------------------------- */
+
+static void refresh_reports_drift_and_writes_nothing_without_repin(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_test_write(w.root, "a.txt", "one");
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "a.txt", NULL, NULL, &err),
+                          SC_OK);
+    sc_json *rep = NULL;
+    CU_ASSERT_EQUAL(sc_author_refresh(&c, "demo", 0, 0, &rep, &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_json_get(rep, "localFiles")->length, 0);
+    sc_json_free(rep);
+    sc_test_write(w.root, "a.txt", "two");
+    char *before = slurp(w.scrolls, SCROLL_CPU);
+    SC_EXPECT_CODE(sc_author_refresh(&c, "demo", 0, 0, &rep, &err), SC_E_LOCAL_FILE_MISMATCH,
+                   &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+    CU_ASSERT_EQUAL(sc_json_get(rep, "localFiles")->length, 1);
+    char *after = slurp(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_STRING_EQUAL(before, after);
+    free(before);
+    free(after);
+    sc_json_free(rep);
+    sc_test_ws_free(&w);
+}
+
+static void refresh_repin_rewrites_changed_pins(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_test_write(w.root, "a.txt", "one");
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "a.txt", NULL, NULL, &err),
+                          SC_OK);
+    sc_test_write(w.root, "a.txt", "two");
+    CU_ASSERT_EQUAL(sc_author_refresh(&c, "demo", 1, 0, NULL, &err), SC_OK);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    char hex[65];
+    sc_sha256_hex("two", 3, hex, &err);
+    CU_ASSERT_STRING_EQUAL(
+        sc_json_cstr(sc_json_get(sc_json_at(sc_json_get(d, "localFiles"), 0), "sha256")), hex);
+    CU_ASSERT_EQUAL(sc_author_refresh(&c, "demo", 0, 0, NULL, &err), SC_OK);
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void refresh_missing_source_is_local_file_missing(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_test_write(w.root, "a.txt", "one");
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_author_add(&c, SC_AUTHOR_FILE, "demo", "a.txt", NULL, NULL, &err),
+                          SC_OK);
+    char *p = sc_path_join(w.root, "a.txt");
+    unlink(p);
+    free(p);
+    SC_EXPECT_CODE(sc_author_refresh(&c, "demo", 1, 0, NULL, &err), SC_E_LOCAL_FILE_MISSING,
+                   &err);
+    sc_test_ws_free(&w);
+}
+
+static void refresh_touches_assets_only_when_asked(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    fake_fetch f = {"abc", 0};
+    sc_author_ctx c = ctx(&w, NULL);
+    c.fetch = fake;
+    c.fetch_ctx = &f;
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_author_add(&c, SC_AUTHOR_ASSET, "demo",
+                                        "https://example.invalid/a.bin", NULL, NULL, &err),
+                          SC_OK);
+    f.body = "abcd";
+    CU_ASSERT_EQUAL(sc_author_refresh(&c, "demo", 0, 0, NULL, &err), SC_OK);
+    CU_ASSERT_EQUAL(f.calls, 1); /* no network without check_assets */
+    SC_EXPECT_CODE(sc_author_refresh(&c, "demo", 0, 1, NULL, &err), SC_E_ASSET_SIZE, &err);
+    CU_ASSERT_EQUAL(sc_author_refresh(&c, "demo", 1, 1, NULL, &err), SC_OK);
+    CU_ASSERT_EQUAL(sc_author_refresh(&c, "demo", 0, 1, NULL, &err), SC_OK);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    uint64_t size = 0;
+    CU_ASSERT(sc_json_uint53(sc_json_get(sc_json_at(sc_json_get(d, "assets"), 0), "sizeBytes"),
+                             &size) &&
+              size == 4);
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+void register_author_tests(void)
+{
+    CU_pSuite s = CU_add_suite("author", NULL, NULL);
+    if (s == NULL)
+        CU_FAIL_FATAL("CU_add_suite failed");
+    SC_ADD_TEST(s, new_scroll_writes_minimal_v3_scroll);
+    SC_ADD_TEST(s, new_scroll_writes_pixi_toml_for_the_target);
+    SC_ADD_TEST(s, new_scroll_missing_flag_is_usage_naming_it);
+    SC_ADD_TEST(s, new_scroll_existing_is_scroll_exists);
+    SC_ADD_TEST(s, new_scroll_bad_target_writes_nothing);
+    SC_ADD_TEST(s, new_scroll_execution_script_and_module);
+    SC_ADD_TEST(s, new_scroll_leaves_no_staging_directory);
+    SC_ADD_TEST(s, init_writes_config_scrolls_and_gitignore_once);
+    SC_ADD_TEST(s, init_never_overwrites_and_appends_to_gitignore);
+    SC_ADD_TEST(s, init_example_is_a_valid_native_scroll);
+    SC_ADD_TEST(s, several_targets_need_target_flag);
+    SC_ADD_TEST(s, all_edits_the_base_of_a_split_box);
+    SC_ADD_TEST(s, box_must_be_one_name);
+    SC_ADD_TEST(s, add_file_pins_sha256_and_lists_it_in_self_test);
+    SC_ADD_TEST(s, add_file_default_path_is_base_name);
+    SC_ADD_TEST(s, add_file_refuses_links_missing_and_outside_files);
+    SC_ADD_TEST(s, add_env_splits_at_the_first_equals_and_replaces);
+    SC_ADD_TEST(s, add_import_takes_dotted_names_once);
+    SC_ADD_TEST(s, add_dep_edits_dependencies_as_text);
+    SC_ADD_TEST(s, add_dep_creates_the_section_when_absent);
+    SC_ADD_TEST(s, add_dep_refuses_non_conda_names_and_quoted_specs);
+    SC_ADD_TEST(s, add_dep_with_several_targets_and_all_edits_each);
+    SC_ADD_TEST(s, remove_without_a_match_is_an_error);
+    SC_ADD_TEST(s, remove_last_import_is_refused);
+    SC_ADD_TEST(s, remove_file_and_env_restore_the_scroll);
+    SC_ADD_TEST(s, add_asset_pins_size_and_sha256_under_the_model_cache);
+    SC_ADD_TEST(s, add_asset_refuses_empty_bodies_and_non_http_urls);
+    SC_ADD_TEST(s, edit_sets_in_place_and_inserts_by_the_member_table);
+    SC_ADD_TEST(s, edit_refuses_fields_that_are_not_editable);
+    SC_ADD_TEST(s, edit_that_invalidates_the_box_is_rolled_back);
+    SC_ADD_TEST(s, edit_of_a_base_is_checked_against_every_target);
+    SC_ADD_TEST(s, refresh_reports_drift_and_writes_nothing_without_repin);
+    SC_ADD_TEST(s, refresh_repin_rewrites_changed_pins);
+    SC_ADD_TEST(s, refresh_missing_source_is_local_file_missing);
+    SC_ADD_TEST(s, refresh_touches_assets_only_when_asked);
+}
