@@ -1129,10 +1129,6 @@ static char *url_last_segment(const char *url)
     return s;
 }
 
-#if defined(__GNUC__)
-#pragma weak sc_download_measure
-#endif
-
 static sc_code fetch_measure(const sc_author_ctx *c, const char *url, uint64_t *size,
                              char hex[65], sc_error *err)
 {
@@ -1153,11 +1149,8 @@ static sc_code fetch_measure(const sc_author_ctx *c, const char *url, uint64_t *
         rc = oom(err);
     else if (c->fetch != NULL)
         rc = c->fetch(c->fetch_ctx, url, dest, size, hex, err);
-    else if (sc_download_measure != NULL)
-        rc = sc_download_measure(url, dest, NULL, size, hex, err);
     else
-        rc = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url,
-                          "%s: this build has no downloader (download.c not linked)", url);
+        rc = sc_download_measure(url, dest, NULL, size, hex, err);
     if (dest != NULL) {
         unlink(dest);
         char *part = dup_printf("%s.part", dest, NULL);
