@@ -1,10 +1,12 @@
 /*
- * cmd_audit.c — scrollcase audit cuda.
+ * cmd_audit.c — scrollcase audit cuda, and scrollcase audit (licences).
  *
- * Argument parsing and printing only: the audit is libscrollcase's
- * (audit.h, docs/format-v3.md 19).  Exit status as everywhere: 0 no finding
- * of error severity, 1 a finding of error severity (audit-failed) or a
- * reading failure, 2 a usage error.
+ * Argument parsing and printing only: the CUDA audit is libscrollcase's
+ * (audit.h, docs/format-v3.md 19), the licence inventory too (licenses.h,
+ * 10.7, 20.4).  Exit status as everywhere: 0 no finding of error severity /
+ * the inventory matches its review, 1 a finding of error severity
+ * (audit-failed), a licence mismatch (license-audit-mismatch) or a reading
+ * failure, 2 a usage error.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -22,12 +24,34 @@
 #include "scrollcase/error.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
+#include "scrollcase/digest.h"
+#include "scrollcase/licenses.h"
+#include "scrollcase/pixi_lock.h"
+#include "scrollcase/scroll_edit.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
 static const char audit_help[] =
+    "usage: scrollcase audit SCROLL [--target ID] [--write] [--namespace NS] [--json]\n"
     "usage: scrollcase audit cuda SCROLL [--json] [workspace options]\n"
     "\n"
+    "audit SCROLL: the licence inventory of the scroll's pixi.lock\n"
+    "(docs/format-v3.md 10.7, 20.4): every package the default environment\n"
+    "locks for the target's platform, sorted by name then version.  A package\n"
+    "without a licence, or with UNKNOWN, fails with license-audit-mismatch.\n"
+    "Prints \"N packages for <scrollId> (<targetId>)\" and a count per licence\n"
+    "(--json: the inventory document).  Without --write the inventory is\n"
+    "compared with the reviewed file the scroll declares in\n"
+    "condaDependencyLicenseAudit (relative to the project root); a difference\n"
+    "or a missing file is license-audit-mismatch.  --write writes the\n"
+    "inventory there instead; when the scroll declares none it writes\n"
+    "<target directory>/conda-licenses.json and records that path in the\n"
+    "target's scroll.json.  SCROLL is <boxId>/<targetId>, <boxId> with\n"
+    "--target (or with a single target), or a target directory.  The build's\n"
+    "gate always uses the namespace scrollcase.box (--namespace only changes\n"
+    "what this command prints or writes).\n"
+    "\n"
+    "audit cuda SCROLL:\n"
     "Audits the solve of one scroll for its CUDA ABI (docs/format-v3.md 19):\n"
     "pixi.toml (platforms, [system-requirements] cuda, the cuda-version pin)\n"
     "and pixi.lock (CPU or other-CUDA conda builds, the locked cuda-version,\n"
@@ -46,7 +70,8 @@ static const char audit_help[] =
 
 const char *sc_cli_audit_summary(void)
 {
-    return "  audit cuda SCROLL [--json]    audit a scroll's pixi solve for its CUDA ABI\n";
+    return "  audit SCROLL [--write]        licence inventory of a scroll's lock against its review\n"
+           "  audit cuda SCROLL [--json]    audit a scroll's pixi solve for its CUDA ABI\n";
 }
 
 int sc_cli_audit_help(const char *cmd)
@@ -140,10 +165,16 @@ static sc_code load_scroll(const sc_cli_args *a, const char *arg, sc_scroll **ou
     return c;
 }
 
+static int cmd_licenses(sc_cli_args *a);
+
 static int cmd_audit(sc_cli_args *a)
 {
-    if (a->npositional < 1 || strcmp(a->positional[0], "cuda") != 0)
-        return sc_cli_usage_error("%s", "audit takes the subcommand cuda");
+    if (a->npositional < 1)
+        return sc_cli_usage_error("%s", "audit needs a scroll (or the subcommand cuda)");
+    if (strcmp(a->positional[0], "cuda") != 0)
+        return cmd_licenses(a);
+    if (a->given & (OPT_WRITE | OPT_NAMESPACE | OPT_TARGET))
+        return sc_cli_usage_error("%s", "audit cuda takes only --json and workspace options");
     if (a->npositional < 2)
         return sc_cli_usage_error("%s", "audit cuda needs a scroll (reference or directory)");
     if (a->npositional > 2)
@@ -194,6 +225,209 @@ static int cmd_audit(sc_cli_args *a)
     return rc;
 }
 
+/* ---- audit SCROLL: licences ------------------------------------------------ */
+
+typedef struct licence_count {
+    const char *licence;
+    size_t n;
+} licence_count;
+
+static int cmp_count(const void *x, const void *y)
+{
+    const licence_count *a = x, *b = y;
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    return strcmp(a->licence, b->licence);
+}
+
+/* "N packages for <scrollId> (<targetId>)" and a count per licence. */
+static int print_summary(const sc_json *inv, const char *scroll_id, const char *tid)
+{
+    const sc_json *pk = sc_json_get(inv, "packages");
+    size_t n = pk ? pk->length : 0;
+    licence_count *c = calloc(n ? n : 1, sizeof *c);
+    if (c == NULL) {
+        sc_error err;
+        sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        return sc_cli_report(&err);
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *l = sc_json_cstr(sc_json_get(sc_json_at(pk, i), "declaredLicense"));
+        size_t j = 0;
+        while (j < used && strcmp(c[j].licence, l) != 0)
+            j++;
+        if (j == used)
+            c[used++].licence = l;
+        c[j].n++;
+    }
+    qsort(c, used, sizeof *c, cmp_count);
+    printf("%zu package%s for %s (%s)\n", n, n == 1 ? "" : "s", scroll_id, tid);
+    for (size_t j = 0; j < used; j++)
+        printf("  %5zu  %s\n", c[j].n, c[j].licence);
+    free(c);
+    return 0;
+}
+
+/* path relative to root when it lies inside it (malloc'd), else NULL. */
+static char *relative_to(const char *root, const char *path)
+{
+    char r[PATH_MAX], p[PATH_MAX];
+    if (realpath(root, r) == NULL || realpath(path, p) == NULL)
+        return NULL;
+    size_t n = strlen(r);
+    if (strncmp(p, r, n) != 0 || p[n] != '/')
+        return NULL;
+    return strdup(p + n + 1);
+}
+
+static int cmd_licenses(sc_cli_args *a)
+{
+    if (a->npositional > 1)
+        return sc_cli_usage_error("unexpected argument %s", a->positional[1]);
+    const char *arg = a->positional[0];
+    const char *want_target = sc_cli_value(a, OPT_TARGET);
+    sc_error err;
+    sc_workspace ws;
+    memset(&ws, 0, sizeof ws);
+    if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
+        return sc_cli_report(&err);
+
+    /* <boxId> alone: --target, or the box's only target */
+    char *ref = NULL;
+    if (strchr(arg, '/') == NULL && !sc_is_dir(arg)) {
+        if (want_target != NULL) {
+            ref = malloc(strlen(arg) + strlen(want_target) + 2);
+            if (ref != NULL)
+                sprintf(ref, "%s/%s", arg, want_target);
+        } else {
+            sc_scroll_ref_list l = {NULL, 0};
+            if (sc_scroll_list_refs(ws.paths[SC_WS_SCROLLS], arg, &l, &err) != SC_OK) {
+                sc_workspace_free(&ws);
+                return sc_cli_report(&err);
+            }
+            if (l.count != 1) {
+                sc_scroll_ref_list_free(&l);
+                sc_workspace_free(&ws);
+                return sc_cli_usage_error("box %s has several targets: choose one with --target",
+                                          arg);
+            }
+            ref = strdup(l.refs[0]);
+            sc_scroll_ref_list_free(&l);
+        }
+        if (ref == NULL) {
+            sc_workspace_free(&ws);
+            sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            return sc_cli_report(&err);
+        }
+        arg = ref;
+    } else if (want_target != NULL) {
+        sc_workspace_free(&ws);
+        return sc_cli_usage_error("%s", "--target goes with a box id, not a full reference");
+    }
+
+    sc_scroll *s = NULL;
+    char *dir = NULL;
+    sc_code c = load_scroll(a, arg, &s, &dir, &err);
+    char *lock_path = c == SC_OK ? sc_path_join(dir, "pixi.lock") : NULL;
+    if (c == SC_OK && lock_path == NULL)
+        c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    if (c == SC_OK && !sc_is_file(lock_path))
+        c = sc_error_set(&err, SC_E_MISSING_LOCK, lock_path,
+                         "%s has no pixi.lock: run scrollcase lock first", dir);
+    sc_pixi_lock *lock = NULL;
+    unsigned char md[SC_SHA256_LEN];
+    char lock_hex[65];
+    if (c == SC_OK)
+        c = sc_sha256_file(lock_path, md, &err);
+    if (c == SC_OK) {
+        sc_hex_lower(md, SC_SHA256_LEN, lock_hex);
+        c = sc_pixi_lock_read(lock_path, &lock, &err);
+    }
+    sc_json *inv = NULL;
+    if (c == SC_OK)
+        c = sc_license_inventory(lock, &s->target, lock_hex, sc_cli_value(a, OPT_NAMESPACE), &inv,
+                                 &err);
+    sc_pixi_lock_free(lock);
+    free(lock_path);
+
+    char tid[SC_TARGET_ID_MAX];
+    const char *declared = NULL;
+    const char *scroll_id = NULL;
+    if (c == SC_OK) {
+        sc_target_id(&s->target, tid, sizeof tid);
+        declared = sc_json_cstr(sc_json_get(s->effective, "condaDependencyLicenseAudit"));
+        scroll_id = sc_json_cstr(sc_json_get(s->effective, "scrollId"));
+    }
+    char *reviewed = NULL;
+    char *record = NULL; /* the declaration --write adds */
+    if (c == SC_OK && declared != NULL) {
+        reviewed = sc_path_join(ws.root, declared);
+    } else if (c == SC_OK && (a->given & OPT_WRITE)) {
+        reviewed = sc_path_join(dir, "conda-licenses.json");
+        char *rel_dir = reviewed ? relative_to(ws.root, dir) : NULL;
+        if (rel_dir == NULL) {
+            c = sc_error_set(&err, SC_E_USAGE, dir,
+                             "%s is outside the project root %s: declare "
+                             "condaDependencyLicenseAudit with scrollcase edit scroll",
+                             dir, ws.root);
+        } else {
+            record = malloc(strlen(rel_dir) + sizeof "/conda-licenses.json");
+            if (record != NULL)
+                sprintf(record, "%s/conda-licenses.json", rel_dir);
+            else
+                c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        }
+        free(rel_dir);
+    }
+    if (c == SC_OK && (declared != NULL || (a->given & OPT_WRITE)) && reviewed == NULL)
+        c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+
+    if (c == SC_OK && (a->given & OPT_WRITE)) {
+        c = sc_json_write_file(inv, reviewed, 0644, &err);
+        if (c == SC_OK && record != NULL) {
+            sc_author_ctx ctx;
+            memset(&ctx, 0, sizeof ctx);
+            ctx.scrolls_dir = ws.paths[SC_WS_SCROLLS];
+            ctx.project_root = ws.root;
+            ctx.target = tid;
+            c = sc_author_edit_field(&ctx, s->box_id, "condaDependencyLicenseAudit", record,
+                                     &err);
+        }
+    } else if (c == SC_OK && reviewed != NULL) {
+        c = sc_license_gate(inv, reviewed, NULL, &err);
+    }
+
+    int rc = 0;
+    if (inv != NULL && (c == SC_OK || c == SC_E_LICENSE_AUDIT_MISMATCH)) {
+        if (a->given & OPT_JSON) {
+            rc = sc_cli_print_json(inv);
+            inv = NULL;
+        } else {
+            rc = print_summary(inv, scroll_id ? scroll_id : arg, tid);
+            if (c == SC_OK && (a->given & OPT_WRITE))
+                printf("Wrote %s%s\n", reviewed, record ? " and declared it in the scroll" : "");
+            else if (c == SC_OK && reviewed != NULL)
+                printf("Matches the reviewed audit %s\n", reviewed);
+            else if (c == SC_OK)
+                printf("No reviewed audit declared (condaDependencyLicenseAudit); "
+                       "--write creates one\n");
+        }
+        if (fflush(stdout) != 0 && rc == 0)
+            rc = EXIT_REJECTED;
+    }
+    if (c != SC_OK)
+        rc = sc_cli_report(&err);
+    sc_json_free(inv);
+    free(reviewed);
+    free(record);
+    free(dir);
+    free(ref);
+    sc_scroll_free(s);
+    sc_workspace_free(&ws);
+    return rc;
+}
+
 int sc_cli_audit_dispatch(int argc, char **argv, int *status)
 {
     int at = sc_cli_command_index(argc, argv);
@@ -201,7 +435,7 @@ int sc_cli_audit_dispatch(int argc, char **argv, int *status)
         return 0;
     sc_cli_args a;
     memset(&a, 0, sizeof a);
-    int rc = sc_cli_parse(argc, argv, at, OPT_JSON, &a);
+    int rc = sc_cli_parse(argc, argv, at, OPT_JSON | OPT_WRITE | OPT_NAMESPACE | OPT_TARGET, &a);
     if (rc != 0)
         *status = rc;
     else if (a.help)
