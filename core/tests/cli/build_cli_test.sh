@@ -152,6 +152,20 @@ expect nightly-channel test -f "$dist/channels/hello-box/nightly/linux-x86_64-cp
 
 # ---- an external signer ------------------------------------------------------------
 rm -f "$ws/untracked.txt"
+cat >"$tmp/signer.sh" <<EOF
+#!/bin/sh
+cat >"$tmp/payload.json" || exit 1
+"$sc" --keys-dir "$ws/.scrollcase/keys" sign "$tmp/payload.json" --out "$tmp/payload.signed" \
+    >/dev/null || exit 1
+cat "$tmp/payload.signed"
+EOF
+chmod 755 "$tmp/signer.sh"
+rm -rf "$dist"
+check signer 0 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --signer-command "$tmp/signer.sh" --public-key "$trust"
+expect signer-same-release test -f "$dist/boxes/hello-box/1.0.0/linux-x86_64-cpu/$first_rel"
+check signer-verify 0 "$sc" verify "$dist/boxes/hello-box/1.0.0/linux-x86_64-cpu/$first_rel" \
+    --trust "$trust"
 check signer-missing 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
     --signer-command "$tmp/no-signer" --public-key "$trust"
 expect_in signer-missing-code "$tmp/err" "error[signer-failed]"
