@@ -714,7 +714,7 @@ static char *find_tool(const char *explicit_path, const char *env_name, const ch
     *oom_flag = 0;
     const char *given = explicit_path;
     if (given == NULL || given[0] == '\0') {
-        given = getenv(env_name);
+        given = env_name[0] ? getenv(env_name) : NULL;
         if (given != NULL && given[0] == '\0')
             given = NULL;
     }
@@ -780,12 +780,28 @@ static char *find_tool(const char *explicit_path, const char *env_name, const ch
 static sc_code run_tool(char *const *argv, const char *cwd, char *out, size_t cap, int *status,
                         sc_error *err)
 {
+    return sc_tool_run_capture(argv, cwd, out, cap, 0, status, err);
+}
+
+sc_code sc_tool_run_capture(char *const *argv, const char *cwd, char *out, size_t cap,
+                            int quiet, int *status, sc_error *err)
+{
     FILE *capture = NULL;
-    int fd = 2;
+    int fd = 2, null_fd = -1;
+    if (quiet) {
+        null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null_fd < 0)
+            return io_fail(err, "/dev/null", "cannot open");
+        fd = null_fd;
+    }
     if (out != NULL) {
         capture = tmpfile();
-        if (capture == NULL)
-            return io_fail(err, "(temporary file)", "cannot create");
+        if (capture == NULL) {
+            sc_code c = io_fail(err, "(temporary file)", "cannot create");
+            if (null_fd >= 0)
+                close(null_fd);
+            return c;
+        }
         fd = fileno(capture);
     }
     sc_process_spec spec;
@@ -796,7 +812,7 @@ static sc_code run_tool(char *const *argv, const char *cwd, char *out, size_t ca
     spec.cwd = cwd;
     spec.stdin_fd = -1;
     spec.stdout_fd = fd;
-    spec.stderr_fd = -1;
+    spec.stderr_fd = null_fd;
     spec.forward_signals = 1;
     sc_process_result res;
     memset(&res, 0, sizeof res);
@@ -811,7 +827,18 @@ static sc_code run_tool(char *const *argv, const char *cwd, char *out, size_t ca
     }
     if (capture != NULL)
         fclose(capture);
+    if (null_fd >= 0)
+        close(null_fd);
     return rc;
+}
+
+char *sc_tool_which(const char *name)
+{
+    int o = 0;
+    if (strchr(name, '/') != NULL)
+        return executable_file(name) ? strdup(name) : NULL;
+    char *p = find_tool(NULL, "", NULL, name, &o);
+    return p;
 }
 
 static sc_code pixi_missing(sc_error *err, const char *path, const char *required, const char *why)
@@ -1365,6 +1392,34 @@ static sc_code tool_failed(sc_error *err, const char *tool, const char *what, in
     if (status < 0)
         return sc_error_set(err, SC_E_TOOL_MISSING, tool, "%s was killed by a signal", what);
     return sc_error_set(err, SC_E_TOOL_MISSING, tool, "%s exited with %d", what, status);
+}
+
+sc_code sc_pixi_run_lock(const sc_pixi_tools *tools, const char *scroll_dir, sc_error *err)
+{
+    if (tools == NULL || tools->pixi == NULL)
+        return sc_error_set(err, SC_E_TOOL_MISSING, NULL, "pixi was not discovered");
+    char *dir = realpath(scroll_dir, NULL);
+    if (dir == NULL)
+        return io_fail(err, scroll_dir, "cannot resolve");
+    char *manifest = sc_path_join(dir, "pixi.toml");
+    sc_code rc = SC_OK;
+    if (manifest == NULL) {
+        rc = oom(err);
+    } else if (!sc_is_file(manifest)) {
+        rc = sc_error_set(err, SC_E_INVALID_PIXI_TOML, manifest, "Missing pixi manifest: %s",
+                          manifest);
+    } else {
+        int status = 0;
+        char *argv[] = {tools->pixi, "lock", "--manifest-path", manifest, NULL};
+        if (run_tool(argv, dir, NULL, 0, &status, err) != SC_OK)
+            rc = sc_error_set(err, SC_E_TOOL_MISSING, tools->pixi, "pixi failed to start: %s",
+                              tools->pixi);
+        else if (status != 0)
+            rc = tool_failed(err, tools->pixi, "pixi lock", status);
+    }
+    free(manifest);
+    free(dir);
+    return rc;
 }
 
 sc_code sc_envsource_install_pixi(const sc_pixi_tools *tools, const char *scroll_dir,

@@ -23,7 +23,8 @@
 /*
  * Copy a relocatable prefix into venv_dir (created with its parents; must
  * not exist): regular files (mode & 0777 kept), directories (0755),
- * symlinks settled as in sc_envsource_settle_links; specials ->
+ * symlinks copied (an absolute target inside the prefix is moved to the
+ * copy) and then settled as in sc_envsource_settle_links; specials ->
  * SC_E_SPECIAL_ENTRY; the skip rules of 14.3 (__pycache__, *.pyc,
  * .DS_Store) apply.  prefix_digest = the sha256-path-list-v1 digest of the
  * copied tree.  The prefix must hold the target's entry point relative to
@@ -72,6 +73,26 @@ sc_code sc_pixi_discover_pixi(const char *explicit_pixi, const char *toolchain_d
 sc_code sc_pixi_discover_conda_pack(const char *explicit_conda_pack, const char *toolchain_dir,
                                     sc_pixi_tools *out, sc_error *err);
 void sc_pixi_tools_free(sc_pixi_tools *t);
+
+/*
+ * `pixi lock --manifest-path <scroll_dir>/pixi.toml` (absolute), in
+ * scroll_dir, child output on stderr.  No pixi.toml -> SC_E_INVALID_PIXI_TOML;
+ * pixi failing to start or exiting non-zero -> SC_E_TOOL_MISSING.
+ */
+sc_code sc_pixi_run_lock(const sc_pixi_tools *tools, const char *scroll_dir, sc_error *err);
+
+/* The absolute path of an executable regular file name on PATH, or NULL
+ * (also on OOM).  A name holding '/' is checked as it is. */
+char *sc_tool_which(const char *name);
+
+/*
+ * Run argv (argv[0] absolute) with the host environment in cwd (NULL: ours),
+ * no shell; capture up to cap-1 bytes of stdout into out (NUL-terminated),
+ * stderr discarded when quiet, else inherited.  *status = exit code, -1 when
+ * killed by a signal.  Failure to start -> SC_E_SPAWN_FAILURE.
+ */
+sc_code sc_tool_run_capture(char *const *argv, const char *cwd, char *out, size_t cap,
+                            int quiet, int *status, sc_error *err);
 
 /*
  * upstream-v2-builder 2.3: copy pixi.toml + pixi.lock of scroll_dir into

@@ -1,0 +1,608 @@
+/*
+ * cmd_env.c — scrollcase doctor and scrollcase lock.
+ *
+ * doctor is read-only: every check runs whatever the others found, each
+ * failing one prints a remedy, and the exit status is 1 when any failed.
+ * For CUDA it tells two things apart (a host can have one without the
+ * other): "can run CUDA" needs the NVIDIA driver (libcuda answering the GPU
+ * probe with a device, and a driver new enough for the target's CUDA);
+ * "can compile CUDA" needs a toolkit (nvcc and cuda_runtime.h under the
+ * toolkit's include directory — headers that only ship inside Python
+ * packages do not make one).  Building or running a box never compiles
+ * CUDA and never calls nvidia-smi, so those checks are warnings, not
+ * failures.
+ *
+ * Injectable for tests: SCROLLCASE_LIBCUDA / SCROLLCASE_LIBNVML (the GPU
+ * probe's libraries), SCROLLCASE_CUDA_HOME (else CUDA_HOME, else
+ * /usr/local/cuda), PATH (git, nvidia-smi, nvcc, pixi, conda-pack).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "commands.h"
+
+#include "args.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scrollcase/config.h"
+#include "scrollcase/envsource.h"
+#include "scrollcase/error.h"
+#include "scrollcase/file.h"
+#include "scrollcase/gpu_probe.h"
+#include "scrollcase/json.h"
+#include "scrollcase/keys.h"
+#include "scrollcase/scroll.h"
+#include "scrollcase/target.h"
+
+static const char doctor_help[] =
+    "usage: scrollcase doctor [--scroll REF] [--target ID] [--pixi PATH] [--conda-pack PATH]\n"
+    "                         [--pixi-version V] [--json] [workspace options]\n"
+    "\n"
+    "Checks, without changing anything, what building boxes needs on this host:\n"
+    "workspace, scrolls (the scrolls directory exists), git (HEAD of the\n"
+    "project root), pixi (only when a version is asked for: --pixi-version, or\n"
+    "the pixiVersion of --scroll; found as the build finds it and equal to it),\n"
+    "conda-pack (answers --help), keys (the keys directory holds a signing pair\n"
+    "that loads).  For a CUDA target (--scroll's, or --target a CUDA id) also:\n"
+    "libcuda (the GPU probe finds a device and a driver that supports the\n"
+    "target's CUDA), driver (NVML's driver version), nvidia-smi on PATH, nvcc\n"
+    "(<toolkit>/bin or PATH) and cuda headers (cuda_runtime.h under\n"
+    "<toolkit>/include), then \"can run CUDA: yes/no (why)\" and \"can compile\n"
+    "CUDA: yes/no (why)\".  The toolkit is SCROLLCASE_CUDA_HOME, else CUDA_HOME,\n"
+    "else /usr/local/cuda.  nvidia-smi, nvcc and the headers are warnings (a\n"
+    "build never calls nvidia-smi or compiles CUDA).  Every failing check\n"
+    "prints a remedy; exit 1 when any failed, 0 otherwise, 2 for a usage\n"
+    "error.  --json prints {ok, checks: [{name, status, detail, remedy?}],\n"
+    "cuda?: {canRun, canRunWhy, canCompile, canCompileWhy}}.\n";
+
+static const char lock_help[] =
+    "usage: scrollcase lock [REF] [--target ID] [--pixi PATH] [workspace options]\n"
+    "\n"
+    "Re-solves one scroll's dependencies: runs `pixi lock --manifest-path\n"
+    "<scrollDir>/pixi.toml` with the pixi the scroll pins (pixiVersion; found\n"
+    "as the build finds it: --pixi, SCROLLCASE_PIXI, <toolchain>/bin/pixi,\n"
+    "PATH) and prints \"Updated <scrollDir>/pixi.lock\".  REF is <boxId>/<targetId>,\n"
+    "or <boxId> with --target or a single target, or absent when the workspace\n"
+    "has one scroll.  Exit 1 with tool-missing, tool-version-mismatch,\n"
+    "invalid-scroll or invalid-pixi-toml; 2 for a usage error.\n";
+
+const char *sc_cli_env_summary(void)
+{
+    return "  doctor [--scroll REF] [--json] check this host for building boxes (CUDA too)\n"
+           "  lock [REF] [--pixi PATH]        re-lock a scroll with its pinned pixi\n";
+}
+
+int sc_cli_env_help(const char *cmd)
+{
+    if (cmd == NULL)
+        return -1;
+    if (strcmp(cmd, "doctor") == 0) {
+        fputs(doctor_help, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "lock") == 0) {
+        fputs(lock_help, stdout);
+        return 0;
+    }
+    return -1;
+}
+
+/* ---- choosing a scroll ----------------------------------------------------- */
+
+/*
+ * The one scroll a selector names: "<box>/<target>", "<box>" (+ target_id
+ * or a single target), NULL (the workspace's only scroll, or the one with
+ * target_id).  *dir = its directory.
+ */
+static sc_code pick_scroll(const char *scrolls, const char *selector, const char *target_id,
+                           sc_scroll **out, char **dir, sc_error *err)
+{
+    *out = NULL;
+    *dir = NULL;
+    sc_scroll_ref_list refs;
+    memset(&refs, 0, sizeof refs);
+    sc_code c = sc_scroll_list_refs(scrolls, selector, &refs, err);
+    if (c != SC_OK)
+        return c;
+    const char *chosen = NULL;
+    size_t matches = 0;
+    for (size_t i = 0; i < refs.count; i++) {
+        const char *r = refs.refs[i];
+        const char *slash = strchr(r, '/');
+        if (target_id != NULL && (slash == NULL || strcmp(slash + 1, target_id) != 0))
+            continue;
+        chosen = r;
+        matches++;
+    }
+    if (matches != 1) {
+        c = sc_error_set(err, SC_E_USAGE, NULL,
+                         matches == 0 ? "no scroll matches %s%s%s"
+                                      : "%s%s%s names more than one scroll; give <boxId>/<targetId> "
+                                        "or --target",
+                         selector ? selector : "the workspace", target_id ? " with --target " : "",
+                         target_id ? target_id : "");
+        sc_scroll_ref_list_free(&refs);
+        return c;
+    }
+    c = sc_scroll_load(scrolls, chosen, out, err);
+    if (c == SC_OK) {
+        *dir = sc_path_join(scrolls, chosen);
+        if (*dir == NULL)
+            c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    }
+    sc_scroll_ref_list_free(&refs);
+    return c;
+}
+
+static const char *scroll_pixi_version(const sc_scroll *s)
+{
+    const sc_json *v = s ? sc_json_get(s->effective, "pixiVersion") : NULL;
+    return v != NULL && sc_json_is(v, SC_JSON_STRING) ? sc_json_cstr(v) : NULL;
+}
+
+/* ---- lock ------------------------------------------------------------------ */
+
+static int cmd_lock(sc_cli_args *a)
+{
+    if (a->npositional > 1)
+        return sc_cli_usage_error("unexpected argument %s", a->positional[1]);
+    sc_error err;
+    sc_error_clear(&err);
+    sc_workspace ws;
+    if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
+        return sc_cli_report(&err);
+    sc_scroll *s = NULL;
+    char *dir = NULL;
+    sc_pixi_tools tools;
+    memset(&tools, 0, sizeof tools);
+    int rc = 0;
+    sc_code c = pick_scroll(ws.paths[SC_WS_SCROLLS], a->npositional ? a->positional[0] : NULL,
+                            sc_cli_value(a, OPT_TARGET), &s, &dir, &err);
+    const char *pin = c == SC_OK ? scroll_pixi_version(s) : NULL;
+    if (c == SC_OK && pin == NULL)
+        c = sc_error_set(&err, SC_E_INVALID_SCROLL, s->path, "%s pins no pixiVersion",
+                         s->path ? s->path : "the scroll");
+    if (c == SC_OK)
+        c = sc_pixi_discover_pixi(sc_cli_value(a, OPT_PIXI), ws.paths[SC_WS_TOOLCHAIN], pin,
+                                  &tools, &err);
+    if (c == SC_OK)
+        c = sc_pixi_run_lock(&tools, dir, &err);
+    if (c != SC_OK) {
+        rc = sc_cli_report(&err);
+    } else {
+        printf("Updated %s/pixi.lock\n", dir);
+        if (fflush(stdout) != 0)
+            rc = EXIT_REJECTED;
+    }
+    sc_pixi_tools_free(&tools);
+    sc_scroll_free(s);
+    free(dir);
+    sc_workspace_free(&ws);
+    return rc;
+}
+
+/* ---- doctor ---------------------------------------------------------------- */
+
+typedef enum { ST_OK, ST_FAILED, ST_WARNING } check_status;
+
+typedef struct check {
+    const char *name;
+    check_status status;
+    char detail[512];
+    char remedy[512];
+} check;
+
+#define MAX_CHECKS 16
+
+typedef struct doctor {
+    check checks[MAX_CHECKS];
+    size_t n;
+} doctor;
+
+static check *add_check(doctor *d, const char *name, check_status st, const char *remedy,
+                        const char *fmt, const char *arg1, const char *arg2)
+{
+    check *k = &d->checks[d->n++];
+    k->name = name;
+    k->status = st;
+    snprintf(k->detail, sizeof k->detail, fmt, arg1 ? arg1 : "", arg2 ? arg2 : "");
+    snprintf(k->remedy, sizeof k->remedy, "%s", st == ST_OK ? "" : remedy);
+    return k;
+}
+
+static const char *toolkit_dir(void)
+{
+    const char *h = getenv("SCROLLCASE_CUDA_HOME");
+    if (h == NULL || h[0] == '\0')
+        h = getenv("CUDA_HOME");
+    return h != NULL && h[0] != '\0' ? h : "/usr/local/cuda";
+}
+
+static void check_git(doctor *d, const char *root)
+{
+    char *git = sc_tool_which("git");
+    if (git == NULL) {
+        add_check(d, "git", ST_FAILED, "install git; a build records the commit it came from",
+                  "git not found on PATH%s%s", NULL, NULL);
+        return;
+    }
+    char out[128] = "";
+    int status = 0;
+    sc_error err;
+    char *argv[] = {git, "-C", (char *)root, "rev-parse", "HEAD", NULL};
+    if (sc_tool_run_capture(argv, NULL, out, sizeof out, 1, &status, &err) != SC_OK ||
+        status != 0 || strlen(out) < 12) {
+        add_check(d, "git", ST_FAILED,
+                  "run inside a git checkout with at least one commit (git init; git commit)",
+                  "no commit at %s%s", root, NULL);
+    } else {
+        out[12] = '\0';
+        add_check(d, "git", ST_OK, "", "HEAD %s%s", out, NULL);
+    }
+    free(git);
+}
+
+static void check_keys(doctor *d, const char *keys_dir)
+{
+    sc_key_paths paths;
+    memset(&paths, 0, sizeof paths);
+    sc_error err;
+    sc_signing_key key;
+    memset(&key, 0, sizeof key);
+    if (sc_key_paths_in(keys_dir, &paths, &err) != SC_OK ||
+        sc_keys_load(paths.private_path, paths.public_path, &key, &err) != SC_OK) {
+        add_check(d, "keys", ST_FAILED,
+                  "run `scrollcase keygen` (or sign with --signer-command / --private-key)",
+                  "no signing key pair in %s: %s", keys_dir, err.message);
+    } else {
+        add_check(d, "keys", ST_OK, "", "signing key %s in %s", key.key_id, keys_dir);
+        sc_signing_key_free(&key);
+    }
+    sc_key_paths_free(&paths);
+}
+
+/* "12.4" from 12040. */
+static void cuda_text(int v, char *buf, size_t size)
+{
+    snprintf(buf, size, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/* Compare "12.4"-style versions: <0, 0, >0. */
+static int cuda_cmp(int driver, const char *target)
+{
+    int maj = atoi(target);
+    const char *dot = strchr(target, '.');
+    int min = dot ? atoi(dot + 1) : 0;
+    int want = maj * 1000 + min * 10;
+    return driver - want;
+}
+
+typedef struct cuda_verdict {
+    int can_run, can_compile;
+    char run_why[256], compile_why[256];
+} cuda_verdict;
+
+static void check_cuda(doctor *d, const sc_target *t, cuda_verdict *v)
+{
+    /* the driver, through the probe */
+    sc_gpu_probe_options o = {getenv("SCROLLCASE_LIBCUDA"), getenv("SCROLLCASE_LIBNVML")};
+    sc_gpu_facts facts;
+    memset(&facts, 0, sizeof facts);
+    sc_error err;
+    sc_code pc = sc_gpu_probe(&o, &facts, &err);
+    char text[64], buf[160];
+    v->can_run = 0;
+    if (pc == SC_OK && facts.status == SC_GPU_OK) {
+        cuda_text(facts.cuda_version, text, sizeof text);
+        snprintf(buf, sizeof buf, "%zu GPU(s), driver supports CUDA %s", facts.device_count, text);
+        if (cuda_cmp(facts.cuda_version, t->cuda_version) < 0) {
+            add_check(d, "libcuda", ST_FAILED,
+                      "upgrade the NVIDIA driver to one that supports the target's CUDA",
+                      "%s; the target needs CUDA %s", buf, t->cuda_version);
+            snprintf(v->run_why, sizeof v->run_why,
+                     "the driver supports CUDA %s, the target needs %s", text, t->cuda_version);
+        } else {
+            add_check(d, "libcuda", ST_OK, "", "%s%s", buf, NULL);
+            v->can_run = 1;
+            snprintf(v->run_why, sizeof v->run_why, "driver and %zu GPU(s)", facts.device_count);
+        }
+    } else {
+        add_check(d, "libcuda", ST_FAILED,
+                  "install the NVIDIA driver (libcuda.so.1) on this host, or in a container "
+                  "run it with the GPU exposed (e.g. --gpus all)",
+                  "no usable CUDA driver: %s%s", facts.reason[0] ? facts.reason : err.message,
+                  NULL);
+        snprintf(v->run_why, sizeof v->run_why, "no usable CUDA driver: %s",
+                 facts.reason[0] ? facts.reason : "unknown");
+    }
+    if (facts.driver_version[0] != '\0')
+        add_check(d, "driver", ST_OK, "", "NVIDIA driver %s%s", facts.driver_version, NULL);
+    else
+        add_check(d, "driver", ST_FAILED,
+                  "install the NVIDIA driver with NVML (libnvidia-ml.so.1); releases record its "
+                  "version", "no driver version (NVML %s)%s",
+                  pc == SC_OK ? "missing" : "not reached", NULL);
+    sc_gpu_facts_free(&facts);
+
+    char *smi = sc_tool_which("nvidia-smi");
+    if (smi != NULL)
+        add_check(d, "nvidia-smi", ST_OK, "", "%s%s", smi, NULL);
+    else
+        add_check(d, "nvidia-smi", ST_WARNING,
+                  "install the NVIDIA driver utilities (nvidia-smi) to inspect GPUs; boxes do "
+                  "not need it",
+                  "not found on PATH%s%s", NULL, NULL);
+    free(smi);
+
+    /* the toolkit: nvcc and headers */
+    const char *home = toolkit_dir();
+    char *bin = sc_path_join(home, "bin/nvcc");
+    char *nvcc = bin != NULL ? sc_tool_which(bin) : NULL;
+    if (nvcc == NULL)
+        nvcc = sc_tool_which("nvcc");
+    free(bin);
+    if (nvcc != NULL)
+        add_check(d, "nvcc", ST_OK, "", "%s%s", nvcc, NULL);
+    else
+        add_check(d, "nvcc", ST_WARNING,
+                  "install the CUDA toolkit (only needed to compile CUDA code, not to build or "
+                  "run a box); set SCROLLCASE_CUDA_HOME if it is not in /usr/local/cuda",
+                  "not in %s/bin nor on PATH%s", home, NULL);
+    /* headers: the toolkit's include dir, or the one beside the nvcc found */
+    char *inc = sc_path_join(home, "include/cuda_runtime.h");
+    int headers = inc != NULL && sc_is_file(inc);
+    char *found_at = headers ? inc : NULL;
+    char *alt = NULL;
+    if (!headers && nvcc != NULL) {
+        char *copy = strdup(nvcc);
+        char *slash = copy ? strrchr(copy, '/') : NULL;
+        if (slash != NULL) {
+            *slash = '\0';
+            alt = sc_path_join(copy, "../include/cuda_runtime.h");
+            headers = alt != NULL && sc_is_file(alt);
+            found_at = headers ? alt : NULL;
+        }
+        free(copy);
+    }
+    if (headers)
+        add_check(d, "cuda headers", ST_OK, "", "%s%s", found_at, NULL);
+    else
+        add_check(d, "cuda headers", ST_WARNING,
+                  "install the CUDA toolkit's development headers; cuda_runtime.h inside Python "
+                  "packages (nvidia-cuda-runtime, triton) does not make a toolkit",
+                  "no cuda_runtime.h under %s/include%s", home, NULL);
+    v->can_compile = nvcc != NULL && headers;
+    if (v->can_compile)
+        snprintf(v->compile_why, sizeof v->compile_why, "nvcc and headers");
+    else
+        snprintf(v->compile_why, sizeof v->compile_why, "%s%s%s",
+                 nvcc == NULL ? "no nvcc" : "", nvcc == NULL && !headers ? ", " : "",
+                 headers ? "" : "no cuda_runtime.h in a toolkit");
+    free(inc);
+    free(alt);
+    free(nvcc);
+}
+
+static const char *status_name(check_status s)
+{
+    return s == ST_OK ? "ok" : s == ST_FAILED ? "failed" : "warning";
+}
+
+static const char *status_symbol(check_status s)
+{
+    return s == ST_OK ? "\xE2\x9C\x93" : s == ST_FAILED ? "\xE2\x9C\x97" : "\xE2\x9A\xA0";
+}
+
+static int put_str(sc_json *o, const char *k, const char *v)
+{
+    sc_json *s = sc_json_new_string(v);
+    return s != NULL && sc_json_object_append(o, k, s) == 0;
+}
+
+static int cmd_doctor(sc_cli_args *a)
+{
+    if (a->npositional > 0)
+        return sc_cli_usage_error("unexpected argument %s", a->positional[0]);
+    doctor d;
+    memset(&d, 0, sizeof d);
+    sc_error err;
+    sc_error_clear(&err);
+    sc_workspace ws;
+    memset(&ws, 0, sizeof ws);
+    int have_ws = sc_workspace_resolve(&a->ws, &ws, &err) == SC_OK;
+    if (!have_ws) {
+        add_check(&d, "workspace", ST_FAILED, "fix or remove the workspace configuration",
+                  "%s%s", err.message, NULL);
+    } else if (ws.config_path != NULL) {
+        add_check(&d, "workspace", ST_OK, "", "config %s%s", ws.config_path, NULL);
+    } else {
+        add_check(&d, "workspace", ST_OK, "",
+                  "no " SC_CONFIG_FILE " found; using defaults under %s%s", ws.root, NULL);
+    }
+    /* the scroll, when one is named */
+    sc_scroll *s = NULL;
+    char *sdir = NULL;
+    int have_target = 0;
+    sc_target target;
+    memset(&target, 0, sizeof target);
+    const char *scroll_ref = sc_cli_value(a, OPT_SCROLL);
+    const char *target_id = sc_cli_value(a, OPT_TARGET);
+    int scroll_failed = 0;
+    if (have_ws) {
+        const char *scrolls = ws.paths[SC_WS_SCROLLS];
+        if (sc_is_dir(scrolls))
+            add_check(&d, "scrolls", ST_OK, "", "%s%s", scrolls, NULL);
+        else
+            add_check(&d, "scrolls", ST_FAILED,
+                      "run `scrollcase init`, or point --scrolls-dir at your scrolls",
+                      "no scrolls directory at %s%s", scrolls, NULL);
+        if (scroll_ref != NULL) {
+            sc_error serr;
+            if (pick_scroll(scrolls, scroll_ref, target_id, &s, &sdir, &serr) != SC_OK) {
+                add_check(&d, "scroll", ST_FAILED, "fix the scroll, or name an existing one",
+                          "%s%s", serr.message, NULL);
+                scroll_failed = 1;
+            } else {
+                add_check(&d, "scroll", ST_OK, "", "%s (%s)", s->box_id, s->target_id);
+                target = s->target;
+                have_target = 1;
+            }
+        }
+    } else {
+        add_check(&d, "scrolls", ST_FAILED, "fix the workspace first", "not checked%s%s", NULL,
+                  NULL);
+    }
+    if (!have_target && target_id != NULL && !scroll_failed) {
+        sc_error terr;
+        if (sc_target_parse_id(target_id, &target, &terr) != SC_OK) {
+            sc_scroll_free(s);
+            free(sdir);
+            if (have_ws)
+                sc_workspace_free(&ws);
+            return sc_cli_usage_error("unknown target id %s", target_id);
+        }
+        have_target = 1;
+    }
+    check_git(&d, have_ws ? ws.root : ".");
+    /* pixi: only when a version is asked for */
+    const char *toolchain = have_ws ? ws.paths[SC_WS_TOOLCHAIN] : NULL;
+    const char *want = sc_cli_value(a, OPT_PIXI_VERSION);
+    if (want == NULL)
+        want = scroll_pixi_version(s);
+    sc_pixi_tools tools;
+    memset(&tools, 0, sizeof tools);
+    if (want == NULL) {
+        add_check(&d, "pixi", ST_OK, "",
+                  "not checked: no --pixi-version and no --scroll pinning one%s%s", NULL, NULL);
+    } else {
+        sc_error perr;
+        if (sc_pixi_discover_pixi(sc_cli_value(a, OPT_PIXI), toolchain, want, &tools, &perr) ==
+            SC_OK)
+            add_check(&d, "pixi", ST_OK, "", "pixi %s at %s", tools.pixi_version, tools.pixi);
+        else
+            add_check(&d, "pixi", ST_FAILED,
+                      "install the pinned pixi (`scrollcase init --install-toolchain`, "
+                      "https://pixi.sh/) or pass --pixi <path>",
+                      "%s%s", perr.message, NULL);
+    }
+    {
+        sc_error cerr;
+        if (sc_pixi_discover_conda_pack(sc_cli_value(a, OPT_CONDA_PACK), toolchain, &tools,
+                                        &cerr) == SC_OK)
+            add_check(&d, "conda-pack", ST_OK, "", "%s%s", tools.conda_pack, NULL);
+        else
+            add_check(&d, "conda-pack", ST_FAILED,
+                      "install conda-pack " SC_CONDA_PACK_VERSION
+                      " (`pixi global install conda-pack==" SC_CONDA_PACK_VERSION
+                      "`) or pass --conda-pack <path>",
+                      "%s%s", cerr.message, NULL);
+    }
+    sc_pixi_tools_free(&tools);
+    if (have_ws)
+        check_keys(&d, ws.paths[SC_WS_KEYS]);
+    else
+        add_check(&d, "keys", ST_FAILED, "fix the workspace first", "not checked%s%s", NULL, NULL);
+    cuda_verdict cv;
+    memset(&cv, 0, sizeof cv);
+    int cuda = have_target && target.accelerator == SC_ACCEL_CUDA;
+    if (cuda)
+        check_cuda(&d, &target, &cv);
+
+    int failed = 0;
+    for (size_t i = 0; i < d.n; i++)
+        failed |= d.checks[i].status == ST_FAILED;
+    int rc = failed ? EXIT_REJECTED : 0;
+    if (a->given & OPT_JSON) {
+        sc_json *root = sc_json_new_object(), *arr = sc_json_new_array();
+        int ok = root != NULL && arr != NULL;
+        if (ok) {
+            sc_json *b = sc_json_new_bool(!failed);
+            ok = b != NULL && sc_json_object_append(root, "ok", b) == 0;
+        }
+        for (size_t i = 0; ok && i < d.n; i++) {
+            sc_json *o = sc_json_new_object();
+            ok = o != NULL && put_str(o, "name", d.checks[i].name) &&
+                 put_str(o, "status", status_name(d.checks[i].status)) &&
+                 put_str(o, "detail", d.checks[i].detail) &&
+                 (d.checks[i].remedy[0] == '\0' || put_str(o, "remedy", d.checks[i].remedy));
+            if (o != NULL && sc_json_array_append(arr, o) != 0) {
+                sc_json_free(o);
+                ok = 0;
+            }
+        }
+        if (ok) {
+            ok = sc_json_object_append(root, "checks", arr) == 0;
+            arr = NULL;
+        }
+        if (ok && cuda) {
+            sc_json *c = sc_json_new_object();
+            sc_json *r = sc_json_new_bool(cv.can_run), *m = sc_json_new_bool(cv.can_compile);
+            ok = c != NULL && r != NULL && m != NULL && sc_json_object_append(c, "canRun", r) == 0;
+            r = NULL;
+            ok = ok && put_str(c, "canRunWhy", cv.run_why) &&
+                 sc_json_object_append(c, "canCompile", m) == 0;
+            m = NULL;
+            ok = ok && put_str(c, "canCompileWhy", cv.compile_why) &&
+                 sc_json_object_append(root, "cuda", c) == 0;
+            if (!ok && c != NULL)
+                sc_json_free(c);
+            sc_json_free(r);
+            sc_json_free(m);
+        }
+        sc_json_free(arr);
+        if (!ok) {
+            sc_json_free(root);
+            root = NULL;
+        }
+        int prc = sc_cli_print_json(root);
+        if (prc != 0)
+            rc = prc;
+    } else {
+        for (size_t i = 0; i < d.n; i++) {
+            const check *k = &d.checks[i];
+            printf("%s %-11s %s\n", status_symbol(k->status), k->name, k->detail);
+            if (k->remedy[0] != '\0')
+                printf("  remedy: %s\n", k->remedy);
+        }
+        if (cuda) {
+            printf("can run CUDA: %s (%s)\n", cv.can_run ? "yes" : "no", cv.run_why);
+            printf("can compile CUDA: %s (%s)\n", cv.can_compile ? "yes" : "no", cv.compile_why);
+        }
+        if (failed)
+            printf("Some checks failed; see the remedies above.\n");
+        if (fflush(stdout) != 0)
+            rc = EXIT_REJECTED;
+    }
+    sc_scroll_free(s);
+    free(sdir);
+    if (have_ws)
+        sc_workspace_free(&ws);
+    return rc;
+}
+
+int sc_cli_env_dispatch(int argc, char **argv, int *status)
+{
+    int at = sc_cli_command_index(argc, argv);
+    if (at == 0)
+        return 0;
+    int doctor_cmd = strcmp(argv[at], "doctor") == 0;
+    if (!doctor_cmd && strcmp(argv[at], "lock") != 0)
+        return 0;
+    sc_cli_args a;
+    memset(&a, 0, sizeof a);
+    unsigned long long allowed =
+        doctor_cmd ? (OPT_SCROLL | OPT_TARGET | OPT_PIXI | OPT_CONDA_PACK | OPT_PIXI_VERSION |
+                      OPT_JSON)
+                   : (OPT_TARGET | OPT_PIXI);
+    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
+    if (rc != 0)
+        *status = rc;
+    else if (a.help)
+        *status = sc_cli_env_help(argv[at]);
+    else
+        *status = doctor_cmd ? cmd_doctor(&a) : cmd_lock(&a);
+    return 1;
+}
