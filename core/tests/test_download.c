@@ -281,6 +281,28 @@ static void test_download_verified_places_the_pinned_file(void)
     server_stop(&s);
 }
 
+static void test_download_verified_file_in_place_is_kept_without_a_request(void)
+{
+    server s;
+    if (!server_start(&s))
+        return;
+    char *url = url_of(&s, "blob.bin");
+    char *dest = dest_of(&s, "asset.bin");
+    write_prefix(dest, BLOB_SIZE, 0);
+    sc_download_options o = fast(1);
+    sc_error err;
+    SC_EXPECT_CODE(sc_download_verified(url, dest, BLOB_SIZE, s.blob_hex, &o, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(requests(&s), 0);
+    /* a file in place that differs is replaced by a verified download */
+    write_prefix(dest, BLOB_SIZE, 1);
+    SC_EXPECT_CODE(sc_download_verified(url, dest, BLOB_SIZE, s.blob_hex, &o, &err), SC_OK, &err);
+    CU_ASSERT(file_is_blob(dest));
+    CU_ASSERT_EQUAL(requests(&s), 1);
+    free(url);
+    free(dest);
+    server_stop(&s);
+}
+
 static void test_download_size_mismatch_keeps_the_partial(void)
 {
     server s;
@@ -1084,6 +1106,7 @@ void register_download_tests(void)
     if (d == NULL)
         return;
     SC_ADD_TEST(d, test_download_verified_places_the_pinned_file);
+    SC_ADD_TEST(d, test_download_verified_file_in_place_is_kept_without_a_request);
     SC_ADD_TEST(d, test_download_size_mismatch_keeps_the_partial);
     SC_ADD_TEST(d, test_download_hash_mismatch_deletes_the_partial);
     SC_ADD_TEST(d, test_download_resumes_after_a_dropped_connection_with_range);

@@ -29,7 +29,9 @@ typedef struct sc_download_options {
 } sc_download_options;
 
 /*
- * Download url to dest (o may be NULL: defaults).  Size differs ->
+ * Download url to dest (o may be NULL: defaults).  A regular file already at
+ * dest with the pinned size and SHA-256 is kept and nothing is fetched.
+ * Size differs ->
  * SC_E_ASSET_SIZE (the .part is kept for a later resume when it is shorter);
  * SHA-256 differs -> SC_E_ASSET_HASH (the .part is deleted); an existing dest
  * is replaced only by a verified file.
