@@ -431,8 +431,11 @@ static sc_code step_scroll(build_ctx *b, sc_error *err)
                                 "environment prefix %s is not a directory",
                                 o->environment_prefix);
     }
-    /* the lock is needed by the lock source and by the licence inventory */
-    if (o->environment_prefix == NULL || sc_json_get(b->eff, "condaDependencyLicenseAudit")) {
+    /* the lock is needed by the lock source, the CUDA audit and the licence
+     * inventory */
+    int cuda_audit = b->s->target.accelerator == SC_ACCEL_CUDA && !o->no_cuda_audit;
+    if (o->environment_prefix == NULL || cuda_audit ||
+        sc_json_get(b->eff, "condaDependencyLicenseAudit")) {
         b->toml = sc_path_join(b->scroll_dir, "pixi.toml");
         b->lock = sc_path_join(b->scroll_dir, "pixi.lock");
         if (b->toml == NULL || b->lock == NULL)

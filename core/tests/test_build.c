@@ -43,7 +43,7 @@ typedef struct fx {
 static const char scroll_text[] =
     "{'schemaVersion': 3, 'boxId': 'hello-box', 'modelId': 'hello', 'runtimeId': 'cpython',"
     " 'version': '1.0.0', 'sourceRevision': 'test',"
-    " 'target': {'platform': 'linux', 'arch': 'x86_64', 'accelerator': 'cpu'},"
+    " 'target': %s,"
     " 'pythonVersion': '3.11', 'pixiVersion': '0.40.0',"
     " 'localFiles': [{'sourcePath': 'app/hello.py', 'relativePath': 'app/hello.py'}],"
     " 'selfTest': {'imports': ['json'], 'files': ['app/hello.py']%s},"
@@ -56,13 +56,21 @@ static int sh(const char *fmt, const char *a, const char *b)
     return system(cmd);
 }
 
+static void put_scroll_at(fx *f, const char *ref, const char *target_json,
+                          const char *self_test_extra, const char *top_extra)
+{
+    char text[4096], rel[256];
+    snprintf(text, sizeof text, scroll_text, target_json, self_test_extra, top_extra);
+    char *dq = sc_test_dq(text);
+    snprintf(rel, sizeof rel, "scrolls/%s/scroll.json", ref);
+    sc_test_write(f->root, rel, dq);
+    free(dq);
+}
+
 static void put_scroll(fx *f, const char *self_test_extra, const char *top_extra)
 {
-    char text[4096];
-    snprintf(text, sizeof text, scroll_text, self_test_extra, top_extra);
-    char *dq = sc_test_dq(text);
-    sc_test_write(f->root, "scrolls/" BOX_REF "/scroll.json", dq);
-    free(dq);
+    put_scroll_at(f, BOX_REF, "{'platform': 'linux', 'arch': 'x86_64', 'accelerator': 'cpu'}",
+                  self_test_extra, top_extra);
 }
 
 static void commit(fx *f, const char *date)
@@ -503,6 +511,40 @@ static void test_progress_reports_long_steps(void)
     fx_free(&f);
 }
 
+/* A CUDA target: without the opt-out the audit needs the lock (refused
+ * before anything); with it the release records that it was opted out. */
+static void test_cuda_audit_gate_and_its_opt_out(void)
+{
+    fx f;
+    fx_init(&f, 1);
+    const char *ref = "hello-box/linux-x86_64-cuda12.4";
+    put_scroll_at(&f, ref,
+                  "{'platform': 'linux', 'arch': 'x86_64', 'accelerator': 'cuda', "
+                  "'cudaVersion': '12.4'}",
+                  "", BASE_URL);
+    commit(&f, "2024-03-01T00:00:00Z");
+    unlink(f.marker);
+    sc_build_options o = opts(&f);
+    o.ref = ref;
+    sc_build_result r;
+    sc_error err;
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_MISSING_LOCK, &err);
+    expect_untouched(&f);
+    o.no_cuda_audit = 1;
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_OK, &err);
+    char *trust = sc_path_join(f.ws.paths[SC_WS_KEYS], SC_PUBLIC_KEY_FILE);
+    sc_verified_document vd;
+    memset(&vd, 0, sizeof vd);
+    SC_EXPECT_CODE(sc_envelope_verify_file(trust, r.release_path, SC_DOC_RELEASE, &vd, &err),
+                   SC_OK, &err);
+    const sc_json *audit = sc_json_get(sc_json_get(vd.payload, "gates"), "cudaAudit");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(audit, "status")), "opted-out");
+    sc_verified_document_free(&vd);
+    free(trust);
+    sc_build_result_free(&r);
+    fx_free(&f);
+}
+
 void register_build_tests(void)
 {
     if (access("/usr/bin/git", X_OK) != 0 || access("/usr/bin/python3", X_OK) != 0)
@@ -520,4 +562,5 @@ void register_build_tests(void)
     SC_ADD_TEST(s, test_missing_local_file_is_refused);
     SC_ADD_TEST(s, test_failing_external_signer_publishes_nothing);
     SC_ADD_TEST(s, test_progress_reports_long_steps);
+    SC_ADD_TEST(s, test_cuda_audit_gate_and_its_opt_out);
 }
