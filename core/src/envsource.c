@@ -397,10 +397,15 @@ static sc_code deref_copy_dir(const settle_ctx *c, const char *src, const char *
     sc_code rc = make_dir(dst, err);
     if (rc != SC_OK)
         return rc;
+    char *dst_real = realpath(dst, NULL);
+    if (dst_real == NULL)
+        return io_fail(err, dst, "cannot resolve");
     struct dirent **names = NULL;
     int n = list_dir(src, &names);
-    if (n < 0)
+    if (n < 0) {
+        free(dst_real);
         return io_fail(err, src, "cannot list");
+    }
     for (int i = 0; i < n && rc == SC_OK; i++) {
         const char *name = names[i]->d_name;
         if (sc_payload_skipped_name(name))
@@ -416,7 +421,7 @@ static sc_code deref_copy_dir(const settle_ctx *c, const char *src, const char *
             real = realpath(s, NULL);
             if (real != NULL && path_within(c->root_real, real) && stat(real, &st) == 0) {
                 if (S_ISDIR(st.st_mode)) {
-                    if (path_within(real, dst))
+                    if (path_within(real, dst_real))
                         rc = sc_error_set(err, SC_E_RELOCATION_FAILED, s,
                                           "a directory link contains itself: %s", s);
                     else
@@ -437,6 +442,7 @@ static sc_code deref_copy_dir(const settle_ctx *c, const char *src, const char *
         free(d);
     }
     free_names(names, n);
+    free(dst_real);
     return rc;
 }
 
@@ -469,7 +475,22 @@ static sc_code settle_one(const settle_ctx *c, const char *path, const char *rel
         }
     }
     if (S_ISDIR(st.st_mode)) {
-        if (path_within(real, path) || path_within(real, c->root_real)) {
+        /* where the link itself is, canonically: its directory's realpath */
+        char *loc = NULL;
+        const char *slash = strrchr(path, '/');
+        char *parent = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+        char *parent_real = parent ? realpath(parent[0] ? parent : "/", NULL) : NULL;
+        if (parent_real != NULL)
+            loc = sc_path_join(parent_real, slash ? slash + 1 : path);
+        free(parent);
+        free(parent_real);
+        if (loc == NULL) {
+            free(real);
+            return io_fail(err, path, "cannot resolve the directory of");
+        }
+        int contains = path_within(real, loc);
+        free(loc);
+        if (contains) {
             rc = sc_error_set(err, SC_E_RELOCATION_FAILED, rel,
                               "a directory link contains itself: %s", rel);
         } else if (unlink(path) != 0) {

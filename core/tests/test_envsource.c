@@ -413,6 +413,36 @@ static void test_a_directory_link_to_its_own_ancestor_is_relocation_failed(void)
     free(venv);
 }
 
+static void test_directory_link_cycles_are_relocation_failed_with_relative_paths(void)
+{
+    char *root = sc_test_tmpdir();
+    char cwd[4096];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+    CU_ASSERT_EQUAL_FATAL(chdir(root), 0);
+    char *prefix = new_prefix(".", 0);
+    make_dir_at(prefix, "lib/sub");
+    link_at(prefix, "lib/sub/up", "..");       /* contains itself */
+    sc_target t = linux_cpu();
+    char digest[65];
+    sc_error err = {0};
+    SC_EXPECT_CODE(sc_envsource_copy_prefix(prefix, "venv", &t, digest, &err),
+                   SC_E_RELOCATION_FAILED, &err);
+    CU_ASSERT_EQUAL(kind_of(".", "venv"), '-');
+    /* two directory links that reach each other through a copy */
+    char *up = join(prefix, "lib/sub/up");
+    CU_ASSERT_EQUAL(unlink(up), 0);
+    link_at(prefix, "lib/back", "../share");
+    link_at(prefix, "share/fwd", "../lib");
+    SC_EXPECT_CODE(sc_envsource_copy_prefix(prefix, "venv", &t, digest, &err),
+                   SC_E_RELOCATION_FAILED, &err);
+    CU_ASSERT_EQUAL(kind_of(".", "venv"), '-');
+    CU_ASSERT_EQUAL(chdir(cwd), 0);
+    sc_test_rmtree(root);
+    free(up);
+    free(root);
+    free(prefix);
+}
+
 /* ---- discovery ----------------------------------------------------------- */
 
 static void fake_pixi(const char *dir, const char *rel, const char *version)
@@ -836,6 +866,7 @@ void register_envsource_tests(void)
     SC_ADD_TEST(s, test_prefix_digest_is_the_payload_digest_whatever_the_directory_order);
     SC_ADD_TEST(s, test_windows_targets_carry_no_links);
     SC_ADD_TEST(s, test_a_directory_link_to_its_own_ancestor_is_relocation_failed);
+    SC_ADD_TEST(s, test_directory_link_cycles_are_relocation_failed_with_relative_paths);
     SC_ADD_TEST(s, test_discovery_precedence_explicit_env_toolchain_path);
     SC_ADD_TEST(s, test_pixi_version_must_equal_the_pin_exactly);
     SC_ADD_TEST(s, test_absent_or_broken_tools_are_tool_missing);
