@@ -248,6 +248,27 @@ static void test_refusals_from_the_scroll_come_before_anything(void)
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_MISSING_LOCK, &err);
     expect_untouched(&f);
 
+    /* a target this host cannot run: built natively or not at all */
+    put_scroll_at(&f, "hello-box/macos-aarch64-metal",
+                  "{'platform': 'macos', 'arch': 'aarch64', 'accelerator': 'metal'}", "",
+                  BASE_URL);
+    o = opts(&f);
+    o.ref = "hello-box/macos-aarch64-metal";
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_FOREIGN_TARGET, &err);
+    expect_untouched(&f);
+
+    /* --weights on-demand over a scroll that expands an asset archive */
+    put_scroll(&f, "",
+               ", 'assetBaseUrl': 'https://boxes.example.test/', 'assets': [{'url': "
+               "'http://127.0.0.1:9/w.zip', 'relativePath': 'w.zip', 'sizeBytes': 1, 'sha256': "
+               "'0000000000000000000000000000000000000000000000000000000000000000'}], "
+               "'assetArchives': [{'relativePath': 'w.zip', 'format': 'zip', 'destination': "
+               "'weights'}]");
+    o = opts(&f);
+    o.weights = "on-demand";
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_INVALID_SCROLL, &err);
+    expect_untouched(&f);
+
     /* no asset base URL in the scroll and none given (v2 found it last) */
     put_scroll(&f, "", "");
     o = opts(&f);
