@@ -71,8 +71,9 @@ static const char lock_help[] =
 
 const char *sc_cli_env_summary(void)
 {
-    return "  doctor [--scroll REF] [--json] check this host for building boxes (CUDA too)\n"
-           "  lock [REF] [--pixi PATH]        re-lock a scroll with its pinned pixi\n";
+    return "  doctor [--scroll REF] [--pixi-version V] [--json]\n"
+           "                                check this host for building boxes (CUDA too)\n"
+           "  lock [REF] [--pixi PATH]      re-lock a scroll with the pixi it pins\n";
 }
 
 int sc_cli_env_help(const char *cmd)
