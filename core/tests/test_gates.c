@@ -459,6 +459,38 @@ static void test_parity_cuda_on_a_host_without_gpu_is_accelerator_unavailable(vo
     fixture_free(&f);
 }
 
+/* The plain entry point asks the real probe of this host: without a usable
+ * GPU (the usual CI host) a (cpu, cuda) gate is accelerator-unavailable and
+ * nothing runs; with one, both runs happen and gates.host is recorded. */
+static void test_parity_default_probe_follows_this_host(void)
+{
+    fixture f;
+    if (!fixture_new(&f))
+        return;
+    write_parity_script(&f, "[1, 2, 3]", "[1, 2, 3]", "");
+    sc_gpu_facts facts;
+    sc_error err;
+    int usable = sc_gpu_probe(NULL, &facts, &err) == SC_OK;
+    sc_gpu_facts_free(&facts);
+    sc_json *s = scroll_of(PARITY_SCROLL), *rec = NULL, *host = NULL;
+    sc_target t = target_of("linux-x86_64-cuda12.4");
+    sc_code c = sc_gate_parity(f.payload, s, &t, &f.host, 30, &rec, &host, &err);
+    char *runs = slurp(f.dir, "runs");
+    if (usable) {
+        SC_EXPECT_CODE(c, SC_OK, &err);
+        CU_ASSERT_PTR_NOT_NULL(host);
+        CU_ASSERT_PTR_NOT_NULL(runs);
+    } else {
+        SC_EXPECT_CODE(c, SC_E_ACCELERATOR_UNAVAILABLE, &err);
+        CU_ASSERT_PTR_NULL(runs);
+    }
+    free(runs);
+    sc_json_free(rec);
+    sc_json_free(host);
+    sc_json_free(s);
+    fixture_free(&f);
+}
+
 static int probe_calls;
 
 static sc_code probe_absent(void *ctx, sc_gpu_facts *facts, sc_error *err)
@@ -863,6 +895,7 @@ void register_gates_tests(void)
     SC_ADD_TEST(s, test_self_test_bad_scroll_environment_is_invalid_environment);
     SC_ADD_TEST(s, test_parity_without_parity_member_records_nothing);
     SC_ADD_TEST(s, test_parity_cuda_on_a_host_without_gpu_is_accelerator_unavailable);
+    SC_ADD_TEST(s, test_parity_default_probe_follows_this_host);
     SC_ADD_TEST(s, test_parity_asks_the_injected_probe_before_any_run);
     SC_ADD_TEST(s, test_parity_within_tolerance_records_measurements_and_host);
     SC_ADD_TEST(s, test_parity_drift_past_a_bound_is_parity_breach);
