@@ -690,6 +690,64 @@ static void add_asset_refuses_empty_bodies_and_non_http_urls(void)
     sc_test_ws_free(&w);
 }
 
+static void new_scroll_needs_the_scrolls_directory(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    CU_ASSERT_EQUAL_FATAL(rmdir(w.scrolls), 0);
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CPU);
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_IO, &err);
+    CU_ASSERT(!sc_is_dir(w.scrolls));
+    sc_test_ws_free(&w);
+}
+
+static void remove_import_of_an_extending_scroll_drops_the_member(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/scroll.json",
+                   "{'schemaVersion':3,'boxId':'demo','modelId':'m','runtimeId':'r',"
+                   "'version':'1','sourceRevision':'x','pythonVersion':'3.11',"
+                   "'pixiVersion':'0.40.0','selfTest':{'imports':['json']}}");
+    sc_test_ws_put(&w, "demo/" CPU "/scroll.json",
+                   "{'extends':'../scroll.json','target':{'platform':'linux','arch':"
+                   "'x86_64','accelerator':'cpu'},'selfTest':{'imports':['os']}}");
+    sc_author_ctx c = ctx(&w, CPU);
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_author_remove(&c, SC_AUTHOR_IMPORT, "demo", "os", &err), SC_OK);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_PTR_NULL(sc_json_get(sc_json_get(d, "selfTest"), "imports"));
+    CU_ASSERT(load_ok(&w, "demo/" CPU));
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void add_asset_default_path_needs_one_model_cache(void)
+{
+    sc_test_ws w = ws_with_box(1);
+    sc_author_ctx c = ctx(&w, CUDA);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_author_edit_field(&c, "demo", "modelCacheSubdir", "cache/x", &err),
+                          SC_OK);
+    fake_fetch f = {"abc", 0};
+    c.fetch = fake;
+    c.fetch_ctx = &f;
+    c.target = "all";
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_ASSET, "demo", "https://example.invalid/a.bin",
+                                 NULL, NULL, &err),
+                   SC_E_USAGE, &err);
+    CU_ASSERT_EQUAL(f.calls, 0); /* refused before any download */
+    CU_ASSERT_EQUAL(sc_author_add(&c, SC_AUTHOR_ASSET, "demo", "https://example.invalid/a.bin",
+                                  "shared/a.bin", NULL, &err),
+                    SC_OK);
+    CU_ASSERT_EQUAL(f.calls, 1); /* once for every target */
+    char *a = slurp(w.scrolls, SCROLL_CPU), *b = slurp(w.scrolls, SCROLL_CUDA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, "shared/a.bin"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "shared/a.bin"));
+    free(a);
+    free(b);
+    sc_test_ws_free(&w);
+}
+
 /* ---- edit scroll -------------------------------------------------------------------- */
 
 static void edit_sets_in_place_and_inserts_by_the_member_table(void)
@@ -893,6 +951,9 @@ void register_author_tests(void)
     SC_ADD_TEST(s, remove_file_and_env_restore_the_scroll);
     SC_ADD_TEST(s, add_asset_pins_size_and_sha256_under_the_model_cache);
     SC_ADD_TEST(s, add_asset_refuses_empty_bodies_and_non_http_urls);
+    SC_ADD_TEST(s, new_scroll_needs_the_scrolls_directory);
+    SC_ADD_TEST(s, remove_import_of_an_extending_scroll_drops_the_member);
+    SC_ADD_TEST(s, add_asset_default_path_needs_one_model_cache);
     SC_ADD_TEST(s, edit_sets_in_place_and_inserts_by_the_member_table);
     SC_ADD_TEST(s, edit_refuses_fields_that_are_not_editable);
     SC_ADD_TEST(s, edit_that_invalidates_the_box_is_rolled_back);
