@@ -268,8 +268,8 @@ static int cmd_add_remove(sc_cli_args *a, int add)
         return EXIT_USAGE;
     }
     if (a->npositional < 3) {
-        fprintf(stderr, "scrollcase: error[usage]: %s %s needs BOX and %s\n", verb,
-                a->positional[0], a->npositional < 2 ? "a value" : "a value");
+        fprintf(stderr, "scrollcase: error[usage]: %s %s needs BOX and VALUE\n", verb,
+                a->positional[0]);
         return EXIT_USAGE;
     }
     if (a->npositional > 3)
