@@ -120,7 +120,7 @@ shopt -u nullglob
 expect one-release test "${#releases[@]}" -eq 1
 expect one-archive test "${#archives[@]}" -eq 1
 if ((${#releases[@]} != 1 || ${#archives[@]} != 1)); then
-    ls -R "$tmp/dist1" 2>&1 | sed 's/^/  | /'
+    find "$tmp/dist1" 2>&1 | sed "s/^/  | /"
     finish
 fi
 release=${releases[0]}
