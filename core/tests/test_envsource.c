@@ -805,21 +805,49 @@ static void test_pixi_install_failure_is_tool_missing_and_leaves_nothing(void)
     pixi_case_free(&c);
 }
 
-static void test_packed_member_escaping_the_environment_is_refused(void)
+static void pack_with_extra(const char *extra, sc_code want)
 {
     pixi_case c;
     pixi_case_new(&c);
-    setenv("SCROLLCASE_STANDIN_CONDA_PACK_EVIL", "1", 1);
+    setenv("SCROLLCASE_STANDIN_CONDA_PACK_EXTRA", extra, 1);
     sc_target t = linux_cpu();
     char lock[65];
     sc_error err = {0};
     SC_EXPECT_CODE(sc_envsource_install_pixi(&c.tools, c.scroll, c.work, c.venv, &t, lock, &err),
-                   SC_E_RELOCATION_FAILED, &err);
-    unsetenv("SCROLLCASE_STANDIN_CONDA_PACK_EVIL");
-    CU_ASSERT_EQUAL(kind_of(c.work, "payload/outside"), '-');
-    CU_ASSERT_EQUAL(kind_of(c.work, "payload/venv"), '-');
-    CU_ASSERT_EQUAL(kind_of(c.work, "pixi-env.tar.gz"), '-');
+                   want, &err);
+    unsetenv("SCROLLCASE_STANDIN_CONDA_PACK_EXTRA");
+    if (want != SC_OK) {
+        CU_ASSERT_EQUAL(kind_of(c.work, "payload/outside"), '-');
+        CU_ASSERT_EQUAL(kind_of(c.work, "payload/venv"), '-');
+        CU_ASSERT_EQUAL(kind_of(c.work, "pixi-env.tar.gz"), '-');
+    } else {
+        CU_ASSERT_EQUAL(kind_of(c.venv, "lib/libstandin-copy.so"), 'f');
+        char *a = text_of(c.venv, "lib/libstandin-copy.so"), *b = text_of(c.venv, "lib/libstandin.so.1");
+        CU_ASSERT_STRING_EQUAL(a ? a : "a", b ? b : "b");
+        free(a);
+        free(b);
+    }
     pixi_case_free(&c);
+}
+
+static void test_packed_member_escaping_the_environment_is_refused(void)
+{
+    pack_with_extra("escape", SC_E_RELOCATION_FAILED);
+}
+
+static void test_packed_member_with_an_absolute_name_is_refused(void)
+{
+    pack_with_extra("absolute", SC_E_RELOCATION_FAILED);
+}
+
+static void test_packed_special_member_is_special_entry(void)
+{
+    pack_with_extra("fifo", SC_E_SPECIAL_ENTRY);
+}
+
+static void test_packed_hard_link_becomes_a_copy(void)
+{
+    pack_with_extra("hardlink", SC_OK);
 }
 
 static void test_pixi_path_is_deterministic(void)
@@ -881,5 +909,8 @@ void register_envsource_tests(void)
     SC_ADD_TEST(s, test_pixi_path_without_a_lock_is_missing_lock_before_any_process);
     SC_ADD_TEST(s, test_pixi_install_failure_is_tool_missing_and_leaves_nothing);
     SC_ADD_TEST(s, test_packed_member_escaping_the_environment_is_refused);
+    SC_ADD_TEST(s, test_packed_member_with_an_absolute_name_is_refused);
+    SC_ADD_TEST(s, test_packed_special_member_is_special_entry);
+    SC_ADD_TEST(s, test_packed_hard_link_becomes_a_copy);
     SC_ADD_TEST(s, test_pixi_path_is_deterministic);
 }
