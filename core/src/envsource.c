@@ -684,10 +684,21 @@ sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
         remap m = {{prefix_dir, prefix_real}, venv_real};
         rc = copy_verbatim(&m, prefix_dir, venv_dir, 0, err);
     }
-    free(prefix_real);
     free(venv_real);
     if (rc == SC_OK)
         rc = sc_envsource_settle_links(venv_dir, t, err);
+    if (rc == SC_OK) {
+        /* launchers that name the prefix would run the host's copy */
+        const char *needles[3];
+        size_t k = 0;
+        if (prefix_dir[0] == '/')
+            needles[k++] = prefix_dir;
+        if (prefix_real != NULL)
+            needles[k++] = prefix_real;
+        needles[k] = NULL;
+        rc = sc_envsource_repair_launchers(venv_dir, t, needles, NULL, err);
+    }
+    free(prefix_real);
     if (rc == SC_OK) {
         char *vp = sc_path_join(venv_dir, entry);
         if (vp == NULL)
@@ -1540,11 +1551,11 @@ sc_code sc_envsource_install_pixi(const sc_pixi_tools *tools, const char *scroll
     venv_real = realpath(venv_dir, NULL);
     {
         const char *needles[] = {prefix, ws, venv_dir, prefix_real, ws_real, venv_real, NULL};
-        /* NULL entries end the list early: compact it */
+        /* compact: NULL (unresolved) and relative entries are left out */
         const char *list[7];
         size_t k = 0;
         for (size_t i = 0; i < 6; i++)
-            if (needles[i] != NULL)
+            if (needles[i] != NULL && needles[i][0] == '/') /* absolute paths only */
                 list[k++] = needles[i];
         list[k] = NULL;
         if ((rc = sc_envsource_repair_launchers(venv_dir, t, list, NULL, err)) != SC_OK)

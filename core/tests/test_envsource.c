@@ -326,6 +326,32 @@ static void test_prefix_without_entry_point_is_relocation_failed_before_writing(
     free(venv);
 }
 
+static void test_prefix_copy_repairs_launchers_that_name_the_prefix(void)
+{
+    char *root = sc_test_tmpdir();
+    char *prefix = new_prefix(root, 0);
+    char text[1024];
+    snprintf(text, sizeof text, "#!%s/bin/python3\nprint('tool')\n", prefix);
+    put(prefix, "bin/tool", text, 0755);
+    put(prefix, "bin/other", "#!/usr/bin/env python3\nprint('other')\n", 0755);
+    char *venv = join(root, "venv");
+    sc_target t = linux_cpu();
+    char digest[65];
+    sc_error err = {0};
+    SC_EXPECT_CODE(sc_envsource_copy_prefix(prefix, venv, &t, digest, &err), SC_OK, &err);
+    char *tool = text_of(venv, "bin/tool"), *other = text_of(venv, "bin/other");
+    CU_ASSERT_PTR_NOT_NULL(tool ? strstr(tool, "#!/bin/sh\n'''exec' ") : NULL);
+    CU_ASSERT_PTR_NOT_NULL(tool ? strstr(tool, "' '''\nprint('tool')\n") : NULL);
+    CU_ASSERT_PTR_NULL(tool ? strstr(tool, prefix) : "");
+    CU_ASSERT_STRING_EQUAL(other ? other : "", "#!/usr/bin/env python3\nprint('other')\n");
+    free(tool);
+    free(other);
+    sc_test_rmtree(root);
+    free(root);
+    free(prefix);
+    free(venv);
+}
+
 static void test_prefix_copy_refuses_an_existing_destination(void)
 {
     char *root = sc_test_tmpdir();
@@ -890,6 +916,7 @@ void register_envsource_tests(void)
     SC_ADD_TEST(s, test_prefix_copy_refuses_special_entries_and_leaves_nothing);
     SC_ADD_TEST(s, test_prefix_copy_skips_pycache_pyc_and_ds_store);
     SC_ADD_TEST(s, test_prefix_without_entry_point_is_relocation_failed_before_writing);
+    SC_ADD_TEST(s, test_prefix_copy_repairs_launchers_that_name_the_prefix);
     SC_ADD_TEST(s, test_prefix_copy_refuses_an_existing_destination);
     SC_ADD_TEST(s, test_prefix_digest_is_the_payload_digest_whatever_the_directory_order);
     SC_ADD_TEST(s, test_windows_targets_carry_no_links);

@@ -24,7 +24,9 @@
  * Copy a relocatable prefix into venv_dir (created with its parents; must
  * not exist): regular files (mode & 0777 kept), directories (0755),
  * symlinks copied (an absolute target inside the prefix is moved to the
- * copy) and then settled as in sc_envsource_settle_links; specials ->
+ * copy) and then settled as in sc_envsource_settle_links; launchers in
+ * the scripts directory that name the prefix are repaired as in
+ * sc_envsource_repair_launchers; specials ->
  * SC_E_SPECIAL_ENTRY; the skip rules of 14.3 (__pycache__, *.pyc,
  * .DS_Store) apply.  prefix_digest = the sha256-path-list-v1 digest of the
  * copied tree.  The prefix must hold the target's entry point relative to
