@@ -20,7 +20,7 @@ sc_jobs=$(nproc 2>/dev/null || echo 2)
 # status is 99, not 1, because 1 is what an adapter returns for a clean
 # rejection: a leak on a rejection path would otherwise look like a pass.
 # ci/valgrind-wrapper also fails a test whose process tree logged any error.
-SC_MEMCHECK_OPTIONS="--leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 --track-fds=no --trace-children=yes --trace-children-skip=*/python3*,/bin/*,/usr/bin/*,*/venv/bin/*,*/venv/Scripts/*"
+SC_MEMCHECK_OPTIONS="--leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 --track-fds=no --trace-children=yes --trace-children-skip=*/python3*,/bin/*,/usr/bin/*,*/venv/bin/*,*/venv/Scripts/*,*/standin/*,*/bin/git"
 
 # The normal CI build (build/ci): warnings are errors, debug information (so
 # valgrind reports have line numbers), memcheck configured.

@@ -199,11 +199,24 @@ int main(int argc, char **argv)
     } else if (argc == 3 && strcmp(argv[1], "--run") == 0) {
         char *name = strdup(argv[2]);
         char *slash = name ? strchr(name, '/') : NULL;
-        if (slash == NULL) {
-            fprintf(stderr, "unit_tests: --run wants SUITE/TEST\n");
-            free(name);
+        if (name == NULL) {
             CU_cleanup_registry();
             return 2;
+        }
+        if (slash == NULL) {
+            /* a whole suite in one process (ci/memcheck: one valgrind start
+             * per suite instead of one per test) */
+            CU_pSuite s = CU_get_suite(name);
+            if (s == NULL) {
+                fprintf(stderr, "unit_tests: no suite %s\n", name);
+                rc = 2;
+            } else {
+                CU_basic_run_suite(s);
+                rc = CU_get_number_of_failures() > 0 || CU_get_number_of_tests_failed() > 0;
+            }
+            free(name);
+            CU_cleanup_registry();
+            return rc;
         }
         *slash = '\0';
         CU_pSuite s = CU_get_suite(name);
@@ -220,7 +233,7 @@ int main(int argc, char **argv)
         CU_basic_run_tests();
         rc = CU_get_number_of_failures() > 0 || CU_get_number_of_tests_failed() > 0;
     } else {
-        fprintf(stderr, "usage: unit_tests [--list | --run SUITE/TEST | --ctest-script FILE]\n");
+        fprintf(stderr, "usage: unit_tests [--list | --run SUITE[/TEST] | --ctest-script FILE]\n");
         rc = 2;
     }
     CU_cleanup_registry();

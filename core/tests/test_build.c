@@ -301,6 +301,7 @@ static void test_dirty_tree_is_refused_unless_allowed(void)
     CU_ASSERT_FALSE(exists(f.ws.paths[SC_WS_BUILD]));
     o.allow_dirty = 1;
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.archive_path); /* the rest reads the result */
     CU_ASSERT_EQUAL(r.source_tree_dirty, 1);
     sc_verified_document vd;
     memset(&vd, 0, sizeof vd);
@@ -323,6 +324,7 @@ static void test_built_at_is_the_commit_time_in_utc(void)
     sc_build_result r;
     sc_error err;
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.archive_path); /* the rest reads the result */
     CU_ASSERT_STRING_EQUAL(r.built_at, "2024-02-29T18:30:00Z");
     CU_ASSERT_EQUAL(strlen(r.builder_revision), 40);
     CU_ASSERT_EQUAL(r.source_tree_dirty, 0);
@@ -349,6 +351,7 @@ static void test_publication_layout(void)
     sc_build_result r;
     sc_error err;
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.archive_path); /* the rest reads the result */
     char want[4096], hex[65];
     const char *dist = f.ws.paths[SC_WS_DIST];
     snprintf(want, sizeof want, "%s/boxes/hello-box/1.0.0/linux-x86_64-cpu/%s.zip", dist,
@@ -407,6 +410,7 @@ static void test_rebuild_is_byte_identical(void)
     setlocale(LC_ALL, "C");
     mode_t old = umask(022);
     SC_EXPECT_CODE(sc_build(&o, &r1, &err), SC_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r1.archive_path);
 
     char *prefix2 = sc_path_join(f.tmp, "prefix-reversed");
     make_prefix(prefix2, 1);
@@ -419,6 +423,7 @@ static void test_rebuild_is_byte_identical(void)
     f.env[4] = "LC_ALL=C.UTF-8";
     f.env[5] = NULL;
     SC_EXPECT_CODE(sc_build(&o, &r2, &err), SC_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r2.archive_path);
     umask(old);
     setlocale(LC_ALL, "C");
     if (saved_tz)
@@ -527,6 +532,7 @@ static void test_progress_reports_long_steps(void)
     sc_build_result r;
     sc_error err;
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.archive_path); /* the rest reads the result */
     CU_ASSERT_EQUAL(seen, 3);
     sc_build_result_free(&r);
     fx_free(&f);
@@ -553,6 +559,7 @@ static void test_cuda_audit_gate_and_its_opt_out(void)
     expect_untouched(&f);
     o.no_cuda_audit = 1;
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.archive_path); /* the rest reads the result */
     char *trust = sc_path_join(f.ws.paths[SC_WS_KEYS], SC_PUBLIC_KEY_FILE);
     sc_verified_document vd;
     memset(&vd, 0, sizeof vd);
