@@ -692,7 +692,7 @@ sc_code sc_asset_archive_extract(const char *payload_root, const sc_json *spec, 
         close(tfd);
     close(root);
     sc_error ignored;
-    (void)sc_box_remove_tree(tmp, &ignored);
+    (void)sc_file_remove_tree(tmp, &ignored);
     free(tmp);
     if (rc == SC_OK && remove_after && unlink(archive_path) != 0)
         rc = sc_error_set(err, SC_E_IO, rel, "cannot remove the asset archive %s: %s", rel,

@@ -530,7 +530,7 @@ static sc_code step_reset(build_ctx *b, sc_error *err)
     if (b->scratch_dir == NULL ||
         (b->payload_dir = sc_path_join(b->scratch_dir, SC_BUILD_PAYLOAD_DIR)) == NULL)
         return OOM(err);
-    sc_code c = sc_box_remove_tree(b->scratch_dir, err);
+    sc_code c = sc_file_remove_tree(b->scratch_dir, err);
     if (c == SC_OK)
         c = mkdirs(b->payload_dir, err);
     return c;
@@ -720,7 +720,7 @@ static sc_code step_prune(build_ctx *b, sc_error *err)
             return OOM(err);
         struct stat st;
         if (lstat(full, &st) == 0)
-            c = S_ISDIR(st.st_mode) ? sc_box_remove_tree(full, err)
+            c = S_ISDIR(st.st_mode) ? sc_file_remove_tree(full, err)
                                     : (unlink(full) == 0
                                            ? SC_OK
                                            : sc_error_set(err, SC_E_IO, full,

@@ -72,24 +72,8 @@ static void free_names(struct dirent **names, int n)
 /* Remove path and everything below it, never following a link. */
 static void remove_tree(const char *path)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode)) {
-        struct dirent **names = NULL;
-        int n = list_dir(path, &names);
-        for (int i = 0; i < n; i++) {
-            char *child = sc_path_join(path, names[i]->d_name);
-            if (child != NULL)
-                remove_tree(child);
-            free(child);
-        }
-        if (n >= 0)
-            free_names(names, n);
-        (void)rmdir(path);
-    } else {
-        (void)unlink(path);
-    }
+    sc_error ignored;
+    (void)sc_file_remove_tree(path, &ignored);
 }
 
 /* mkdir -p with mode 0755 set exactly. */

@@ -9,6 +9,7 @@
  */
 #include "scrollcase/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -329,4 +331,101 @@ int sc_is_file(const char *path)
 {
     struct stat st;
     return path != NULL && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* ---- removing trees, with system calls only ------------------------------- */
+
+#ifdef SYS_getdents64
+struct sc_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+#endif
+
+/* Remove name under parent (a link or file is unlinked, never followed). */
+static int remove_at_depth(int parent, const char *name, int depth)
+{
+    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EISDIR && errno != EPERM)
+        return -1;
+    if (depth > 200)
+        return -1;
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    int failed = 0;
+#ifdef SYS_getdents64
+    _Alignas(8) char buf[4096];
+    for (int removed = 1; removed && !failed;) {
+        removed = 0;
+        if (lseek(fd, 0, SEEK_SET) < 0) {
+            failed = 1;
+            break;
+        }
+        for (;;) {
+            long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                failed = 1;
+                break;
+            }
+            if (n == 0)
+                break;
+            for (long off = 0; off < n;) {
+                struct sc_dirent64 *d = (struct sc_dirent64 *)(void *)(buf + off);
+                off += d->d_reclen;
+                const char *s = d->d_name;
+                if (s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
+                    continue;
+                if (remove_at_depth(fd, s, depth + 1) != 0)
+                    failed = 1;
+                else
+                    removed = 1;
+            }
+        }
+    }
+    close(fd);
+#else
+    DIR *dir = fdopendir(fd);
+    if (dir == NULL) {
+        close(fd);
+        return -1;
+    }
+    for (int removed = 1; removed && !failed;) {
+        removed = 0;
+        rewinddir(dir);
+        struct dirent *d;
+        while ((d = readdir(dir)) != NULL) {
+            const char *s = d->d_name;
+            if (s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
+                continue;
+            if (remove_at_depth(dirfd(dir), s, depth + 1) != 0)
+                failed = 1;
+            else
+                removed = 1;
+        }
+    }
+    closedir(dir);
+#endif
+    if (unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+        return -1;
+    return failed ? -1 : 0;
+}
+
+int sc_file_remove_at(int parent, const char *name)
+{
+    return remove_at_depth(parent, name, 0);
+}
+
+sc_code sc_file_remove_tree(const char *path, sc_error *err)
+{
+    if (remove_at_depth(AT_FDCWD, path, 0) != 0)
+        return sc_error_set(err, SC_E_IO, path, "cannot remove %s: %s", path,
+                            strerror(errno));
+    return SC_OK;
 }

@@ -52,96 +52,9 @@ static sc_code oom(sc_error *err)
     return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
 }
 
-/* ---- removing trees, with system calls only ------------------------------- */
-
-#ifdef SYS_getdents64
-struct sc_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
-#endif
-
-/* Remove name under parent (a link or file is unlinked, never followed). */
-static int remove_at(int parent, const char *name, int depth)
-{
-    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
-        return 0;
-    if (errno != EISDIR && errno != EPERM)
-        return -1;
-    if (depth > 200)
-        return -1;
-    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
-    int failed = 0;
-#ifdef SYS_getdents64
-    _Alignas(8) char buf[4096];
-    for (int removed = 1; removed && !failed;) {
-        removed = 0;
-        if (lseek(fd, 0, SEEK_SET) < 0) {
-            failed = 1;
-            break;
-        }
-        for (;;) {
-            long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                failed = 1;
-                break;
-            }
-            if (n == 0)
-                break;
-            for (long off = 0; off < n;) {
-                struct sc_dirent64 *d = (struct sc_dirent64 *)(void *)(buf + off);
-                off += d->d_reclen;
-                const char *s = d->d_name;
-                if (s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
-                    continue;
-                if (remove_at(fd, s, depth + 1) != 0)
-                    failed = 1;
-                else
-                    removed = 1;
-            }
-        }
-    }
-    close(fd);
-#else
-    DIR *dir = fdopendir(fd);
-    if (dir == NULL) {
-        close(fd);
-        return -1;
-    }
-    for (int removed = 1; removed && !failed;) {
-        removed = 0;
-        rewinddir(dir);
-        struct dirent *d;
-        while ((d = readdir(dir)) != NULL) {
-            const char *s = d->d_name;
-            if (s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
-                continue;
-            if (remove_at(dirfd(dir), s, depth + 1) != 0)
-                failed = 1;
-            else
-                removed = 1;
-        }
-    }
-    closedir(dir);
-#endif
-    if (unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
-        return -1;
-    return failed ? -1 : 0;
-}
-
 sc_code sc_box_remove_tree(const char *path, sc_error *err)
 {
-    if (remove_at(AT_FDCWD, path, 0) != 0)
-        return sc_error_set(err, SC_E_IO, path, "cannot remove %s: %s", path,
-                            strerror(errno));
-    return SC_OK;
+    return sc_file_remove_tree(path, err);
 }
 
 /* ---- the active stage and the signal cleanup ---------------------------------- */
@@ -198,9 +111,9 @@ static void cleanup_handler(int sig)
 {
     int saved = errno;
     if (g_stage_set)
-        (void)remove_at(AT_FDCWD, g_stage, 0);
+        (void)sc_file_remove_at(AT_FDCWD, g_stage);
     if (g_tmp_root_set)
-        (void)remove_at(AT_FDCWD, g_tmp_root, 0);
+        (void)sc_file_remove_at(AT_FDCWD, g_tmp_root);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
@@ -438,7 +351,7 @@ static void remove_stale_stages(const char *parent, const char *base)
             continue;
         if ((pid_t)pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
-        (void)remove_at(dirfd(d), n, 0);
+        (void)sc_file_remove_at(dirfd(d), n);
     }
     closedir(d);
 }
@@ -580,10 +493,10 @@ done:
         /* Only remove what we installed: the identity must still be ours. */
         struct stat now;
         if (lstat(dest, &now) == 0 && c != SC_E_DESTINATION_CHANGED)
-            (void)remove_at(AT_FDCWD, dest, 0);
+            (void)sc_file_remove_at(AT_FDCWD, dest);
     }
     if (stage != NULL) {
-        (void)remove_at(AT_FDCWD, stage, 0);
+        (void)sc_file_remove_at(AT_FDCWD, stage);
         set_stage(NULL);
     }
     sc_payload_list_free(&list);
@@ -851,7 +764,7 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const ch
         c = run_self_test(r, box, host, err);
     sc_payload_list_free(&list);
     sc_receipt_free(&receipt);
-    (void)remove_at(AT_FDCWD, tmp, 0);
+    (void)sc_file_remove_at(AT_FDCWD, tmp);
     set_tmp_root(NULL);
     free(box);
     free(tmp);
@@ -888,7 +801,7 @@ sc_code sc_box_audit_archive(const sc_release *r, const char *archive_path, cons
     if (c == SC_OK)
         c = sc_box_audit_extracted(r, box, rep, err);
     sc_receipt_free(&receipt);
-    (void)remove_at(AT_FDCWD, tmp, 0);
+    (void)sc_file_remove_at(AT_FDCWD, tmp);
     set_tmp_root(NULL);
     free(box);
     free(tmp);
@@ -933,7 +846,7 @@ sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
         c = sc_run(&spec, out, err);
     }
     sc_receipt_free(&receipt);
-    (void)remove_at(AT_FDCWD, tmp, 0);
+    (void)sc_file_remove_at(AT_FDCWD, tmp);
     set_tmp_root(NULL);
     free(box);
     free(tmp);

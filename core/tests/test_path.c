@@ -526,6 +526,28 @@ static void test_is_dir_and_is_file(void)
     free(dir);
 }
 
+static void test_remove_tree_never_follows_a_link(void)
+{
+    char *outside = sc_test_tmpdir();
+    sc_test_write(outside, "keep.txt", "keep\n");
+    char *root = sc_test_tmpdir();
+    sc_test_write(root, "a/b/c.txt", "x\n");
+    char *link = sc_path_join(root, "a/out");
+    CU_ASSERT_EQUAL_FATAL(symlink(outside, link), 0);
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_file_remove_tree(root, &err), SC_OK);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(lstat(root, &st), 0);               /* the tree is gone */
+    char *kept = sc_path_join(outside, "keep.txt");
+    CU_ASSERT_TRUE(sc_is_file(kept));                       /* the link's target is not */
+    CU_ASSERT_EQUAL(sc_file_remove_tree(root, &err), SC_OK); /* missing is success */
+    free(kept);
+    free(link);
+    free(root);
+    sc_test_rmtree(outside);
+    free(outside);
+}
+
 void register_path_tests(void)
 {
     CU_pSuite s = CU_add_suite("path", NULL, NULL);
@@ -561,4 +583,5 @@ void register_path_tests(void)
     SC_ADD_TEST(f, test_write_atomic_leaves_nothing_on_failure);
     SC_ADD_TEST(f, test_path_join_rules);
     SC_ADD_TEST(f, test_is_dir_and_is_file);
+    SC_ADD_TEST(f, test_remove_tree_never_follows_a_link);
 }

@@ -46,4 +46,15 @@ int sc_is_dir(const char *path);
 /* 1 if path is an existing regular file (following links), else 0. */
 int sc_is_file(const char *path);
 
+/*
+ * Remove path and everything below it without following a link (a link is
+ * unlinked, never entered).  A missing path is success.  Made of system
+ * calls only (no allocation), so a signal handler that is about to end the
+ * process may call sc_file_remove_at.  Deeper than 200 levels -> failure.
+ */
+sc_code sc_file_remove_tree(const char *path, sc_error *err);
+/* The same for name under the directory descriptor parent (AT_FDCWD for a
+ * path); 0 or -1 with errno set. */
+int sc_file_remove_at(int parent, const char *name);
+
 #endif
