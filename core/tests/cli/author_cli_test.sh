@@ -17,38 +17,7 @@ cleanup() {
 trap cleanup EXIT
 passed=0 failed=0
 
-check() { # NAME EXPECTED_STATUS COMMAND...
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [[ $got == "$want" ]]; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name: exit $got, expected $want"
-        sed 's/^/  | /' "$tmp/out" "$tmp/err"
-    fi
-}
-
-expect_in() { # NAME FILE TEXT
-    if grep -qF -- "$3" "$2"; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL $1: \"$3\" not in $(basename "$2")"
-        sed 's/^/  | /' "$2"
-    fi
-}
-
-expect_not_in() { # NAME FILE TEXT
-    if grep -qF -- "$3" "$2"; then
-        failed=$((failed + 1))
-        echo "FAIL $1: \"$3\" in $(basename "$2")"
-    else
-        passed=$((passed + 1))
-    fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # check, expect, expect_in, expect_not_in
 
 same() { # NAME FILE1 FILE2
     if cmp -s "$2" "$3"; then

@@ -13,29 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 
-check() { # NAME EXPECTED_STATUS COMMAND...
-    local name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [[ $got == "$want" ]]; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name: exit $got, expected $want"
-        sed 's/^/  | /' "$tmp/out" "$tmp/err"
-    fi
-}
-
-expect_in() { # NAME FILE TEXT
-    if grep -qF -- "$3" "$2"; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL $1: \"$3\" not in $(basename "$2")"
-        sed 's/^/  | /' "$2"
-    fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # check, expect, expect_in, expect_not_in
 
 ws=$tmp/ws
 t=$ws/scrolls/demo/linux-x86_64-cpu

@@ -1,0 +1,48 @@
+# lib.sh — the assertions every CLI end-to-end script shares (sourced, not
+# run).  The script sets $tmp (a scratch directory) and passed=0 failed=0,
+# and prints "$passed passed, $failed failed" at the end.
+
+check() { # NAME EXPECTED_STATUS COMMAND...: run it, stdout/stderr to $tmp/out, $tmp/err
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [[ $got == "$want" ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: exit $got, expected $want"
+        sed 's/^/  | /' "$tmp/out" "$tmp/err"
+    fi
+}
+
+expect_in() { # NAME FILE TEXT
+    if grep -qF -- "$3" "$2"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $1: \"$3\" not in $(basename "$2")"
+        sed 's/^/  | /' "$2"
+    fi
+}
+
+expect_not_in() { # NAME FILE TEXT
+    if grep -qF -- "$3" "$2"; then
+        failed=$((failed + 1))
+        echo "FAIL $1: \"$3\" unexpectedly in $(basename "$2")"
+        sed 's/^/  | /' "$2"
+    else
+        passed=$((passed + 1))
+    fi
+}
+
+expect() { # NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: $*"
+    fi
+}
