@@ -170,31 +170,6 @@ static uint64_t rd64(const unsigned char *p)
     return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32);
 }
 
-/* A printable, bounded rendering of an untrusted name for messages. */
-static void quote(const char *p, size_t len, char *buf, size_t size)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)p[i];
-        char piece[8];
-        if (c == '"' || c == '\\')
-            snprintf(piece, sizeof piece, "\\%c", c);
-        else if (c >= 0x20 && c < 0x7f)
-            snprintf(piece, sizeof piece, "%c", c);
-        else
-            snprintf(piece, sizeof piece, "\\x%02x", c);
-        size_t pl = strlen(piece);
-        if (o + pl + 4 >= size || i >= 160) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        memcpy(buf + o, piece, pl);
-        o += pl;
-    }
-    buf[o] = '\0';
-}
-
 static sc_code bad(sc_error *err, const sc_zip *z, const char *fmt, const char *what)
 {
     return sc_error_set(err, SC_E_INVALID_ARCHIVE, z->name, fmt, z->name, what);
@@ -461,7 +436,7 @@ static sc_code entry_err(sc_error *err, sc_code code, const sc_zip *z, const raw
                          const char *what)
 {
     char q[200];
-    quote((const char *)r->name, r->name_len, q, sizeof q);
+    sc_path_quote((const char *)r->name, r->name_len, q, sizeof q);
     return sc_error_set(err, code, z->name, "%s: entry \"%s\": %s", z->name, q, what);
 }
 
@@ -560,7 +535,7 @@ static sc_code entry_msg(sc_error *err, sc_code code, const sc_zip *z, const sc_
                          const char *what)
 {
     char q[200];
-    quote(e->path, e->path_len, q, sizeof q);
+    sc_path_quote(e->path, e->path_len, q, sizeof q);
     return sc_error_set(err, code, z->name, "%s: entry \"%s\": %s", z->name, q, what);
 }
 
@@ -849,7 +824,7 @@ static sc_code check_collisions(sc_zip *z, table *folded, table *dirs, sc_error 
 static sc_code link_bad(sc_error *err, const sc_zip *z, const sc_zip_entry *e, const char *why)
 {
     char q[200], what[300];
-    quote(e->path, e->path_len, q, sizeof q);
+    sc_path_quote(e->path, e->path_len, q, sizeof q);
     snprintf(what, sizeof what, "does not resolve to a file inside the payload (%s)", why);
     return sc_error_set(err, SC_E_LINK_ENTRY, z->name, "%s: link \"%s\" %s", z->name, q, what);
 }

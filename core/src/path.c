@@ -37,8 +37,7 @@ int sc_utf8_valid(const char *s, size_t len)
  * message: printable ASCII as is, '"' and '\' escaped, anything else as
  * \xNN; cut with "..." past about 120 bytes.
  */
-static void quote_for_message(const char *p, size_t len, char *buf,
-                              size_t size)
+void sc_path_quote(const char *p, size_t len, char *buf, size_t size)
 {
     size_t o = 0;
     const size_t limit = 120;
@@ -69,7 +68,7 @@ static sc_code unsafe(sc_error *err, const char *p, size_t len,
                       const char *field, const char *why)
 {
     char shown[512];
-    quote_for_message(p, len, shown, sizeof shown);
+    sc_path_quote(p, len, shown, sizeof shown);
     if (field != NULL && field[0] != '\0')
         return sc_error_set(err, SC_E_UNSAFE_PATH, field,
                             "unsafe-path: %s: \"%s\" %s", field, shown, why);

@@ -33,4 +33,11 @@ int sc_is_dotted_name(const char *s);
 /* 1 if s matches ^[a-z0-9]+(?:[-.][a-z0-9]+)*$ (box, model and runtime ids). */
 int sc_is_slug(const char *s);
 
+/*
+ * A printable, bounded rendering of untrusted name bytes for a message:
+ * '"' and '\\' escaped, other bytes outside printable ASCII as \xNN, cut
+ * with "..." past 120 bytes or when buf (size bytes) is full.
+ */
+void sc_path_quote(const char *p, size_t len, char *buf, size_t size);
+
 #endif
