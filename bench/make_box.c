@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * make_box.c — bench helper: write a box whose payload holds one file of
  * SIZE random bytes (stored), and the unsigned release manifest committing

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # verify_bench.sh SCROLLCASE MAKE_BOX [BYTES] — time `scrollcase verify` and
 # `sha256sum` over the same archive: a box whose payload is BYTES (default
 # 1 GiB) of random bytes, stored.  Each is run three times after one warm-up

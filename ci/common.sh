@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts in ci/ (not run on its own).  Puts the shell in the
 # repository root and settles what every stage shares: which tools, how many
 # jobs, how each build directory is configured.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Check the conformance corpus: every case.json against case.schema.json,
 plus the rules a schema cannot express.
 

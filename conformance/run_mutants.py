@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Prove that the suite can fail: run it once per mutation of mutants.json
 with scrollcase-mutant-adapter and check that each mutation is caught.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * parity_gemm.c — scrollcase-parity-gemm, the reference parity workload
  * (docs/format-v3.md 17.6).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_envelope.c — envelope decoding and verification (9.2 steps 2-10).
  *

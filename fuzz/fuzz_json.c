@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_json.c — the JSON reader and writer against arbitrary bytes.
  *

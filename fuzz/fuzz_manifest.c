@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_manifest.c — the manifest checks (sc_manifest_check with every
  * sc_doc_type, sc_manifest_read_box_json) and what rests on a checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_parity.c — the parity values reader (docs/format-v3.md 17.1) and the
  * host-facts reader (18.1), which read more than the strict JSON reader

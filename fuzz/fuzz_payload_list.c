@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_payload_list.c — the payload digest list parser (docs/format-v3.md
  * 14.4) and the serializer it mirrors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_pixi_lock.c — the pixi.lock reader (sc_pixi_lock_parse) and the
  * audit rules over whatever it accepts (docs/format-v3.md 19.2, 19.5).

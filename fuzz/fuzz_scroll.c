@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_scroll.c — the scroll reader from memory: parse, version, base, join,
  * schema, defaults and every later check (sc_scroll_resolve).

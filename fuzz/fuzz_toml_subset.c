@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_toml_subset.c — the TOML-subset reader (sc_toml_parse) and the
  * pixi.toml rules of the audit over whatever it accepts (docs/format-v3.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_trust.c — the trust-file reader (8.3) and what it rests on: strict
  * PEM (8.1) and strict base64 (8.2).

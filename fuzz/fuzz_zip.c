@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_zip.c — the archive reader (archive_read.h, format-v3 15.2).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * standalone_driver.c — replay inputs through a fuzz target without libFuzzer.
  *

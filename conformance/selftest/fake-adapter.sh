@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fake-adapter.sh — a stand-in adapter for the runner's self-tests.  It tests
 # the runner, not the library: what it does depends only on the case id (the
 # name of the --case directory) and on these variables:

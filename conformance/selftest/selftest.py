@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Self-tests of the conformance runner (scrollcase-conform).
 
 usage: selftest.py --runner PATH --scenario NAME   (or --scenario all)

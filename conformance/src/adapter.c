@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * adapter.c — scrollcase-adapter, the built-in adapter: the conformance
  * protocol (conformance/README.md) spoken by the C reference library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * adapter.h — what the built-in adapter's operation files share: the case
  * being run, the result an operation fills, the helpers that read a case's

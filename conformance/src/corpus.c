@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * corpus.c — discovering and reading cases (see corpus.h).
  */

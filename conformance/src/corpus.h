@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * corpus.h — what the runner knows about one case and how it is read.
  *

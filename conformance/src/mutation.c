@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mutation.c — the mutations of scrollcase-mutant-adapter (see mutation.h
  * and conformance/mutants.json).  Each one changes what the real library

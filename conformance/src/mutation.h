@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mutation.h — the mutation layer of scrollcase-mutant-adapter.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops_archive_read.c — the adapter's archive-read operations
  * (conformance/README.md 3.6.3).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops_archive_write.c — the adapter's archive-write operations
  * (conformance/README.md 3.6.2).

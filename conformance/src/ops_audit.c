@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops_audit.c — the adapter's CUDA ABI audit operation (conformance/README.md
  * 3.6.6, docs/format-v3.md 19).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops_box.c — the adapter's consumer operations on a real box
  * (conformance/README.md 3.6.4, docs/format-v3.md 16): box-verify,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops_parity.c — the adapter's parity and host operations
  * (conformance/README.md 3.6.5): parity-compare (docs/format-v3.md 17) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops_payload.c — the adapter's payload operations (conformance/README.md
  * 3.6.1, docs/format-v3.md 14).

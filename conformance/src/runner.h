@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * runner.h — the state of one run of scrollcase-conform, shared by the
  * runner proper (runner.c) and the report writers (report.c).

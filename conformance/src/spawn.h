@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * spawn.h — running adapter processes: fork/exec without a shell, stdout
  * and stderr captured through pipes, a wall-clock deadline, and the whole

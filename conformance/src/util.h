@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * util.h — small helpers shared by the conformance runner and adapters:
  * a growable byte buffer, allocation that cannot return NULL, UTF-8

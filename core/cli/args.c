@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * args.c — the scrollcase command's one option parser and its output
  * helpers.  Every command is parsed by sc_cli_parse with the set of options

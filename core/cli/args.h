@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * args.h — the scrollcase command's option parser and output helpers,
  * shared by every command (main.c, cmd_documents.c).

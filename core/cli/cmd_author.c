@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_author.c — scrollcase init, new scroll, add, remove, edit scroll,
  * refresh.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_box.c — scrollcase verify, prepare, attach and run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_documents.c — scrollcase keygen, sign and verify-document.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_parity.c — scrollcase parity compare, gpu probe and compat.
  *

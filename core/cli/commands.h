@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * commands.h — command groups of the scrollcase command that live outside
  * main.c.  Each group parses its own options (the workspace options

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * address.c — names and addresses (docs/format-v3.md §11) and the builder's
  * cohortSalt (§10.5).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * archive_read.c — our own ZIP reader (docs/format-v3.md 15.2).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * archive_write.c — the canonical archive writer (docs/format-v3.md 15.1).
  *

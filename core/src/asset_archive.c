@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * asset_archive.c — expanding assetArchives into the payload.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * assets.c — checking a box's on-demand assets on disk.
  *

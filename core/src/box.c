@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * box.c — releases, receipts and the archive check of docs/format-v3.md
  * 16.1 (verify).  Prepare, attach and the self-test are in prepare.c.

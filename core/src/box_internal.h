@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * box_internal.h — what box.c and prepare.c share (not installed).
  *

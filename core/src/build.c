@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * build.c — building a box from a scroll (docs/format-v3.md 20).
  *

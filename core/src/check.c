@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * check.c — schema-check primitives shared by scroll.c and manifest.c.
  *

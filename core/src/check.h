@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * check.h — the primitives of the hand-coded schema checks (scrolls,
  * manifests): one failure, one code, a "$.a.b[0]" field path in the message

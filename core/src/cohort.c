@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cohort.c — cohorts (docs/format-v3.md §12) and revocations (§13).
  *

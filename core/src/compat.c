@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compat.c — host verdicts (docs/format-v3.md 18).
  *

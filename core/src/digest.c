@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * digest.c — SHA-256 through OpenSSL EVP.
  *

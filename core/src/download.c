@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * download.c — assets over HTTP(S) with libcurl.
  *

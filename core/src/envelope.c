@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * envelope.c — signing and verifying v3 envelopes, and external signers.
  *

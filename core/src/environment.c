@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * environment.c — environment layers, their resolution and the report.
  *

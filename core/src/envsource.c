@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * envsource.c — environment sources: a relocatable prefix copied in, or a
  * pixi lock installed, packed and relocated (docs/format-v3.md 20.2).

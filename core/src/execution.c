@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * execution.c — static discoverability of a box's execution entry point.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * file.c — whole-file reading, atomic writing and path joining.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gates.c — the builder's self-test and parity gates, the check that they
  * left the payload alone, and the release's `gates` record

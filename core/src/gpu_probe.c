@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu_probe.c — the host's NVIDIA facts through dlopen (docs/format-v3.md
  * 18.2).

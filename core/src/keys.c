@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keys.c — Ed25519 key pairs, PKCS#8 / SPKI PEM, keyIds and key files.
  *

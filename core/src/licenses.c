@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * licenses.c — the licence inventory and the reviewed-audit gate.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest.c — manifests (docs/format-v3.md §9.2 steps 7-10, §10).
  *

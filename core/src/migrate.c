@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * migrate.c — schema-v2 scrolls to v3 (docs/format-v3.md §7).
  *

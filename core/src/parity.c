@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * parity.c — the accelerator parity comparison (docs/format-v3.md 17).
  *

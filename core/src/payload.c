@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * payload.c — the payload digest sha256-path-list-v1 (docs/format-v3.md 14).
  *

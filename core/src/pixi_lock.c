@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pixi_lock.c — the pixi.lock reader (pixi_lock.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * prepare.c — prepare, attach, extracted-tree verification, the self-test
  * and temporary runs (docs/format-v3.md 16.1-16.3, 16.6).

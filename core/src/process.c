@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * process.c — running one child process, without a shell, ever.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scroll.c — reading scrolls (docs/format-v3.md §5).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scroll_edit.c — authoring: init, new scroll, add/remove, edit, refresh.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * toml_subset.c — the strict TOML-subset reader (toml_subset.h).
  *

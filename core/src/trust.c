@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trust.c — reading trust files (8.3) into a set of keys.
  *

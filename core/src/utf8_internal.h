@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * utf8_internal.h — private to libscrollcase: measure one UTF-8 sequence.
  *

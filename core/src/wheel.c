@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wheel.c — file names, tags and build strings (wheel.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_address.c — docs/format-v3.md sections 11 (names and addresses),
  * 10.5 (the builder's cohortSalt), 12 (cohorts) and 13 (revocation),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_archive_read.c — reading, inspecting and extracting archives
  * (archive_read.h, docs/format-v3.md 15.2).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_archive_write.c — the canonical archive writer (archive_write.h,
  * docs/format-v3.md 15.1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_audit.c — docs/format-v3.md 19, the CUDA ABI audit: one test per
  * rule of 19.4-19.5 (each finding produced, and not produced by a clean

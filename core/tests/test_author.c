@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_author.c — authoring a workspace (scroll_edit.h): init, new scroll,
  * add/remove, edit scroll, refresh.  One test per rule, in temporary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_box.c — the consumer operations (docs/format-v3.md 16.1-16.3):
  * verify, prepare, attach, extracted-tree verification, the self-test and

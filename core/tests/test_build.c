@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_build.c — the build pipeline (docs/format-v3.md 20), with real
  * processes: a workspace made a git repository with `git init` in the test,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_document.c — docs/format-v3.md sections 8 (keys, base64, trust files)
  * and 9 (the envelope, verification, external signers), black-box.

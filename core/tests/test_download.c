@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_download.c — assets over HTTP(S), asset archives and the licence
  * inventory (docs/format-v3.md 10.7, 20.3, 20.4).  Each test names the rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_envsource.c — environment sources (docs/format-v3.md 20.2): the
  * prefix copy and its digest, link settling, tool discovery, and the whole

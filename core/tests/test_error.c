@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_error.c — the error-code enum, its names, docs/errors.md and the
  * error object.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gates.c — the builder's gates (docs/format-v3.md 20.5, 17.5, 16.4):
  * the self-test, the parity gate runner, the payload-unchanged check and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_json.c — the strict JSON reader and the deterministic writer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_manifest.c — docs/format-v3.md 9.2 steps 7-10 and section 10
  * (kinds, releases, box.json, channels, revocations, licence inventories,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_migrate.c — docs/format-v3.md section 7 (migration), black-box.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_parity.c — parity (docs/format-v3.md 17), the GPU probe (18.2) and
  * host verdicts (18.1, 18.3, 18.4).  Each test names the rule it checks.

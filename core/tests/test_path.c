@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_path.c — payload-path rules (path.h) and file helpers (file.h).
  *

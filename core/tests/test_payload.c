@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_payload.c — docs/format-v3.md section 14 (the payload digest
  * sha256-path-list-v1), black-box through payload.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_run.c — docs/format-v3.md 16.4 (environment layers and the report),
  * 16.5 (on-demand assets) and 16.6 (run), with real processes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_scroll.c — docs/format-v3.md sections 5 (scrolls) and 6 (workspace),
  * black-box.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_target.c — docs/format-v3.md section 4 (targets), black-box.
  *

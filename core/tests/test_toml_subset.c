@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_toml_subset.c — docs/format-v3.md 19.2, the TOML subset pixi.toml is
  * read with: what it takes, what it refuses, and where it says it stopped.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_wheel.c — docs/format-v3.md 19.2-19.3: reading pixi.lock, and what
  * file names, tags and build strings say about a build.

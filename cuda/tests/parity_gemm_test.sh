@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # parity_gemm_test.sh MODE GEMM SCROLLCASE — checks of scrollcase-parity-gemm.
 #   hidden-devices     CUDA_VISIBLE_DEVICES=-1: exit 1, accelerator-unavailable
 #   no-gpu             (skipped on a GPU host) default environment: the same

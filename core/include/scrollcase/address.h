@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * address.h — the names and addresses of docs/format-v3.md section 11, and
  * the builder's cohortSalt (10.5).
@@ -17,6 +18,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_COHORT_SALT_LEN 32 /* hex digits */
 
@@ -74,5 +79,9 @@ sc_code sc_cohort_salt(const char *box_id, const char *version,
  */
 char *sc_address_default_archive(const char *release_path,
                                  const char *archive_sha256);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

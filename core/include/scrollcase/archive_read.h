@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * archive_read.h — our own ZIP reader: open, inspect, read and extract a box
  * archive (docs/format-v3.md 15.2).
@@ -23,6 +24,10 @@
 #include <stdint.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum sc_zip_type { SC_ZIP_FILE, SC_ZIP_DIR, SC_ZIP_LINK } sc_zip_type;
 
@@ -110,5 +115,9 @@ sc_code sc_zip_read(sc_zip *z, const sc_zip_entry *e, size_t max, char **bytes,
 sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err);
 
 void sc_zip_close(sc_zip *z);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * archive_write.h — the canonical archive writer (docs/format-v3.md 15.1).
  *
@@ -22,6 +23,10 @@
 
 #include "scrollcase/digest.h"
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum sc_archive_kind { SC_ARCHIVE_FILE, SC_ARCHIVE_LINK } sc_archive_kind;
 typedef enum sc_archive_compression {
@@ -87,5 +92,9 @@ sc_code sc_archive_write(const sc_archive_entry *entries, size_t n,
 sc_code sc_archive_write_file(const sc_archive_entry *entries, size_t n,
                               sc_archive_compression compression, const char *out_path,
                               uint64_t *size, char sha256_hex[65], sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

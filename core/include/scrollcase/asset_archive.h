@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * asset_archive.h — expanding a scroll's assetArchives into the payload
  * (docs/format-v3.md 20.3).
@@ -20,8 +21,16 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* spec: one assetArchives entry of the effective scroll (5.2). */
 sc_code sc_asset_archive_extract(const char *payload_root, const sc_json *spec,
                                  sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * assets.h — checking a box's on-demand assets on disk.
  *
@@ -16,8 +17,16 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* root: the box root directory; assets: the release's `assets` array (NULL:
  * none, nothing to check).  A malformed descriptor -> invalid-manifest. */
 sc_code sc_assets_check(const char *root, const sc_json *assets, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

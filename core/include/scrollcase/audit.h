@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit.h — the CUDA ABI audit: is what pixi solved really the build the
  * target names?
@@ -23,6 +24,10 @@
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum sc_audit_severity { SC_AUDIT_ERROR, SC_AUDIT_WARNING } sc_audit_severity;
 
@@ -126,5 +131,9 @@ void sc_audit_report_free(sc_audit_report *rep);
  */
 sc_code sc_audit_gate(const sc_target *t, const char *scroll_dir, int opt_out,
                       sc_audit_report *rep, sc_json **record, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * base64.h — RFC 4648 section 4 base64, strictly (docs/format-v3.md 8.2).
  *
@@ -14,6 +15,10 @@
 #include <stddef.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_BASE64_INVALID ((size_t)-1)
 
@@ -38,5 +43,9 @@ size_t sc_base64_decoded_len(const char *text, size_t len);
  */
 int sc_base64_decode(const char *text, size_t len, unsigned char *out,
                      size_t cap, size_t *out_len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

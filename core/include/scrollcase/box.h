@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * box.h — the consumer operations on a box: open a release, verify its
  * archive, prepare (extract) it, attach an extracted tree, verify an
@@ -37,6 +38,10 @@
 #include "scrollcase/run.h"
 #include "scrollcase/target.h"
 #include "scrollcase/trust.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A verified release.  Owned; sc_release_free.  Zero it before opening. */
 typedef struct sc_release {
@@ -227,5 +232,9 @@ typedef struct sc_box_run_options {
 sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
                              const sc_box_run_options *o, sc_run_result *out,
                              sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * build.h — building a box from a scroll (docs/format-v3.md 20).
  *
@@ -28,6 +29,10 @@
 #include "scrollcase/archive_write.h"
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_BUILD_DEFAULT_CHANNEL "beta"
 #define SC_BUILDER_NAME "scrollcase"
@@ -85,5 +90,9 @@ void sc_build_result_free(sc_build_result *r);
  * zone, no locale); out holds 21 bytes.  SC_E_INTERNAL when out of range.
  */
 sc_code sc_build_timestamp(long long seconds, char out[21], sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

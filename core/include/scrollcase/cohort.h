@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cohort.h — cohort selection in a channel (docs/format-v3.md section 12)
  * and revocation matching (section 13).
@@ -19,6 +20,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_INSTALL_ID_MAX 256 /* bytes */
 #define SC_COHORT_BUCKETS 10000u
@@ -62,5 +67,9 @@ sc_code sc_cohort_select(const sc_json *channel, const char *install_id,
  */
 sc_code sc_revocation_check(const sc_json *release, const sc_json *revocations,
                             sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compat.h — host verdicts: can this host run this release?
  * (docs/format-v3.md 18).
@@ -25,6 +26,10 @@
 #include "scrollcase/error.h"
 #include "scrollcase/gpu_probe.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_HOST_TEXT_MAX 96
 
@@ -111,5 +116,9 @@ sc_code sc_compat_refusal_error(const sc_compat_result *res, sc_error *err);
  * either is not such a version.
  */
 int sc_version_compare(const char *a, const char *b, int *cmp);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

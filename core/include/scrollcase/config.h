@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config.h — the workspace: project root, scrollcase.config.json (version 1)
  * and the directories it names.
@@ -14,6 +15,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_CONFIG_FILE "scrollcase.config.json"
 
@@ -47,5 +52,9 @@ sc_code sc_config_check(const sc_json *doc, const char *name,
 sc_code sc_workspace_resolve(const sc_workspace_options *o, sc_workspace *out,
                              sc_error *err);
 void sc_workspace_free(sc_workspace *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * digest.h — SHA-256, through OpenSSL's EVP interface only.
  *
@@ -12,6 +13,10 @@
 #include <stddef.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_SHA256_LEN 32
 #define SC_SHA256_HEX_LEN 64
@@ -49,5 +54,9 @@ void sc_hex_lower(const unsigned char *bytes, size_t n, char *out);
 
 /* 1 if s is exactly n lowercase hex digits (a-f, 0-9) and nothing else. */
 int sc_is_lower_hex(const char *s, size_t len, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * download.h — assets over HTTP(S) with libcurl (docs/format-v3.md 20.3).
  *
@@ -17,6 +18,10 @@
 #include <stdint.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct sc_download_options {
     int attempts;                 /* 0 = 5 */
@@ -45,5 +50,9 @@ sc_code sc_download_verified(const char *url, const char *dest, uint64_t size,
 sc_code sc_download_measure(const char *url, const char *dest,
                             const sc_download_options *o, uint64_t *size,
                             char sha256_hex[65], sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

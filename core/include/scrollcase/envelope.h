@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * envelope.h — signed documents: the v3 envelope (docs/format-v3.md 9).
  *
@@ -30,6 +31,10 @@
 #include "scrollcase/keys.h"
 #include "scrollcase/manifest.h"
 #include "scrollcase/trust.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_ENVELOPE_SCHEMA_VERSION 3
 #define SC_PAYLOAD_ENCODING "base64-json-utf8"
@@ -128,5 +133,9 @@ sc_code sc_envelope_sign_external_timeout(const char *command, const void *paylo
                                           size_t len, const sc_trust *trust,
                                           sc_doc_type expect, unsigned timeout_seconds,
                                           char **text, size_t *text_len, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * environment.h — environment layers, their resolution and the report.
  *
@@ -19,6 +20,10 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 #include "scrollcase/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* An ordered name -> value map; it owns its strings. Zero-initialise it. */
 typedef struct sc_env_map {
@@ -96,5 +101,9 @@ sc_code sc_env_resolve(const sc_env_layer *layers, size_t n,
  * exactly. *out zero-initialised by the caller. */
 sc_code sc_env_sanitised_host(const sc_env_map *host, sc_env_map *out,
                               sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

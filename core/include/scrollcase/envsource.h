@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * envsource.h — where a box's Python environment comes from
  * (docs/format-v3.md 20.2): a relocatable prefix copied in, or a pixi lock
@@ -16,6 +17,10 @@
 #define SCROLLCASE_ENVSOURCE_H
 #include "scrollcase/error.h"
 #include "scrollcase/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The conda-pack version scrollcase documents (its --version is unreliable). */
 #define SC_CONDA_PACK_VERSION "0.9.2"
@@ -134,5 +139,9 @@ sc_code sc_envsource_canonical_conda_meta(const char *venv_dir, sc_error *err);
 sc_code sc_envsource_repair_launchers(const char *venv_dir, const sc_target *t,
                                       const char *const *needles, size_t *repaired,
                                       sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * error.h — the closed error-code enum and the error object.
  *
@@ -11,6 +12,10 @@
 #define SCROLLCASE_ERROR_H
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /*
  * X(ENUM, "kebab-name").  Order is irrelevant to the wire (codes travel by
@@ -117,7 +122,21 @@
     X(SC_E_LICENSE_AUDIT_MISMATCH, "license-audit-mismatch")                 \
     X(SC_E_ASSET_ARCHIVE_CONFLICT, "asset-archive-conflict")                 \
     X(SC_E_RELOCATION_FAILED, "relocation-failed")                           \
-    X(SC_E_SCROLL_EXISTS, "scroll-exists")
+    X(SC_E_SCROLL_EXISTS, "scroll-exists")                                   \
+    /* issue 11: real pixi projects (appended below this line) */       \
+    /* end of issue 11 */                                               \
+    /* issue 12: installing and linking (appended below this line) */   \
+    /* end of issue 12 */                                               \
+    /* issue 13: conformance for ports (appended below this line) */    \
+    /* end of issue 13 */                                               \
+    /* issue 14: hostile inputs and faults (appended below this line) */ \
+    /* end of issue 14 */                                               \
+    /* issue 15: the CLI as a contract (appended below this line) */    \
+    /* end of issue 15 */                                               \
+    /* issue 16: GPU runners (appended below this line) */              \
+    /* end of issue 16 */                                               \
+    /* issue 17: speed (appended below this line) */                    \
+    /* end of issue 17 */
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,
@@ -165,5 +184,9 @@ sc_code sc_code_from_name(const char *name);
 
 /* Number of codes, SC_OK included. */
 size_t sc_code_count(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * execution.h — static discoverability of a box's execution entry point.
  *
@@ -16,6 +17,10 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 #include "scrollcase/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* 1 if a file or link entry exists at the payload path, else 0. */
 typedef int (*sc_has_path_fn)(void *ctx, const char *path);
@@ -38,5 +43,9 @@ sc_code sc_execution_check(const sc_json *release, const sc_target *target,
 /* has() over a directory tree: root_dir is a const char * directory path;
  * lstat of root_dir/path says regular file or symlink. */
 int sc_execution_has_in_dir(void *root_dir, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * file.h — whole-file reading, atomic writing and path joining.
  *
@@ -12,6 +13,10 @@
 #include <stddef.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Largest file sc_file_read accepts (documents and scrolls are small). */
 #define SC_FILE_READ_MAX ((size_t)64 * 1024 * 1024)
@@ -56,5 +61,9 @@ sc_code sc_file_remove_tree(const char *path, sc_error *err);
 /* The same for name under the directory descriptor parent (AT_FDCWD for a
  * path); 0 or -1 with errno set. */
 int sc_file_remove_at(int parent, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

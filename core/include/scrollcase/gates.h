@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gates.h — the builder's gates: the self-test, the parity gate runner, the
  * check that the gates left the payload as it was, and the `gates` record of
@@ -34,6 +35,10 @@
 #include "scrollcase/json.h"
 #include "scrollcase/payload.h"
 #include "scrollcase/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The default cap on a parity run's standard output. */
 #define SC_GATE_PARITY_STDOUT_MAX ((size_t)64 * 1024 * 1024)
@@ -125,5 +130,9 @@ sc_code sc_gate_payload_unchanged(const char *payload_root, const char *before_h
  */
 sc_json *sc_gates_record(sc_json *self_test, sc_json *parity, sc_json *host,
                          sc_json *cuda_audit);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu_probe.h — the host's NVIDIA facts, read without linking the driver
  * (docs/format-v3.md 18.2).
@@ -20,6 +21,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_GPU_DEFAULT_CUDA_LIBRARY "libcuda.so.1"
 #define SC_GPU_DEFAULT_NVML_LIBRARY "libnvidia-ml.so.1"
@@ -83,5 +88,9 @@ sc_json *sc_gpu_facts_json(const sc_gpu_facts *facts);
  * vouch for a device: accelerator-unavailable.
  */
 sc_code sc_gpu_facts_gate_json(const sc_gpu_facts *facts, sc_json **out, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json.h — strict JSON reading and deterministic JSON writing.
  *
@@ -26,6 +27,10 @@
 #include <stdint.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_JSON_MAX_DEPTH 64
 #define SC_JSON_MAX_SAFE_INTEGER 9007199254740991.0 /* 2^53 - 1 */
@@ -157,5 +162,9 @@ size_t sc_json_format_number(double value, char *buf, size_t size);
  */
 sc_code sc_json_write_file(const sc_json *v, const char *path, unsigned mode,
                            sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

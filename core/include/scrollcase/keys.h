@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keys.h — Ed25519 signing keys and their files (docs/format-v3.md 8.1).
  *
@@ -23,6 +24,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_ED25519_PUBLIC_LEN 32
 #define SC_ED25519_SEED_LEN 32
@@ -109,5 +114,9 @@ sc_code sc_keys_write(const char *dir, const sc_signing_key *k, int force,
  */
 sc_code sc_keys_load(const char *private_path, const char *public_path,
                      sc_signing_key *out, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * licenses.h — the licence inventory of a lock and the reviewed-audit gate
  * (docs/format-v3.md 10.7, 20.4).
@@ -18,6 +19,10 @@
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/target.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Path of the notices file under the payload root. */
 #define SC_LICENSE_NOTICES_PATH "THIRD_PARTY_NOTICES/conda-distributions.json"
 
@@ -29,5 +34,9 @@ sc_code sc_license_inventory(const sc_pixi_lock *lock, const sc_target *t,
 /* reviewed_path NULL: no comparison.  payload_root NULL: nothing written. */
 sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
                         const char *payload_root, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

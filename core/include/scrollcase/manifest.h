@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest.h — the manifests of docs/format-v3.md section 10: kinds,
  * releases, box.json, channels, revocations, licence inventories, and the
@@ -21,6 +22,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum sc_doc_type {
     SC_DOC_ANY,      /* whatever the kind says (signed documents only) */
@@ -103,5 +108,9 @@ int sc_manifest_timestamp_valid(const char *s, size_t len);
  */
 sc_code sc_manifest_agreement(const sc_json *release, const sc_json *box,
                               sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

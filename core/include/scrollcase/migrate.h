@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * migrate.h — rewriting schema-v2 scrolls as schema v3.
  *
@@ -20,6 +21,10 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Migrate one document in memory: a v2 scroll (fragment or base) → its v3
  * form (a new tree).  v3 already → a copy and *changed = 0.  A v1 document
@@ -41,5 +46,9 @@ typedef struct sc_migrate_result {
 sc_code sc_migrate_ref(const char *scrolls_dir, const char *ref, int dry_run,
                        sc_migrate_result *out, sc_error *err);
 void sc_migrate_result_free(sc_migrate_result *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

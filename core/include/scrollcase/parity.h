@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * parity.h — the accelerator parity comparison (docs/format-v3.md 17).
  *
@@ -25,6 +26,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The declared bounds; a bound counts only when its has_ flag is set. */
 typedef struct sc_parity_tolerances {
@@ -116,5 +121,9 @@ sc_json *sc_parity_tolerances_json(const sc_parity_tolerances *t);
 sc_code sc_parity_gate(const char *const *accelerators, const sc_parity_values *runs,
                        size_t n, const sc_parity_tolerances *t, sc_json **gate,
                        sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * path.h — the payload-path rules and the text checks they rest on.
  *
@@ -12,6 +13,10 @@
 #include <stddef.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* 1 if the len bytes are well-formed UTF-8 (RFC 3629: no overlongs, no
  * surrogates, nothing above U+10FFFF), else 0. */
@@ -39,5 +44,9 @@ int sc_is_slug(const char *s);
  * with "..." past 120 bytes or when buf (size bytes) is full.
  */
 void sc_path_quote(const char *p, size_t len, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

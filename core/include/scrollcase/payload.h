@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * payload.h — the payload digest sha256-path-list-v1 (docs/format-v3.md 14).
  *
@@ -18,6 +19,10 @@
 #include <stdint.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_PAYLOAD_FORMAT "sha256-path-list-v1"
 #define SC_PAYLOAD_LIST_NAME "payload-digest.v1"
@@ -123,5 +128,9 @@ sc_code sc_payload_write_list(const char *root, const sc_payload_list *list, cha
 
 /* Frees the entries; the list itself is left empty and reusable. */
 void sc_payload_list_free(sc_payload_list *list);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

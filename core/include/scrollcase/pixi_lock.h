@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pixi_lock.h — reading pixi.lock (lock format versions 5 and 6).
  *
@@ -18,6 +19,10 @@
 #include <stddef.h>
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_LOCK_MAX_BYTES ((size_t)64 * 1024 * 1024)
 #define SC_LOCK_MAX_DEPTH 32
@@ -73,5 +78,9 @@ const sc_lock_platform *sc_pixi_lock_find(const sc_pixi_lock *l,
                                           const char *platform);
 
 void sc_pixi_lock_free(sc_pixi_lock *l);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

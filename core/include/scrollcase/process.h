@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * process.h — running one child process, without a shell, ever.
  *
@@ -16,6 +17,10 @@
 #define SCROLLCASE_PROCESS_H
 
 #include "scrollcase/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* After a timeout's SIGTERM, how long the child has before SIGKILL. */
 #define SC_PROCESS_KILL_GRACE_SECONDS 5
@@ -48,5 +53,9 @@ sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
 /* "SIGTERM"; "SIG<n>" for one without a name here.  Thread-unsafe for
  * unknown numbers (a static buffer). */
 const char *sc_signal_name(int sig);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run.h — running a prepared or attached box's declared execution.
  *
@@ -21,6 +22,10 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 #include "scrollcase/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct sc_run_spec {
     const char *root;            /* absolute root of a prepared/attached box */
@@ -58,5 +63,9 @@ sc_code sc_run_native_check(const sc_target *target, sc_error *err);
 /* This host's platform and architecture as the matrix names them; 0 when the
  * host is none of the matrix's pairs (then nothing runs natively). */
 int sc_run_host_pair(sc_platform *platform, sc_arch *arch);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

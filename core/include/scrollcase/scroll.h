@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scroll.h — reading scrolls: layout, split-scroll join, validation, the
  * effective scroll.
@@ -17,6 +18,10 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 #include "scrollcase/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_SCROLL_SCHEMA_VERSION 3
 #define SC_SCROLL_SCHEMA_ID "https://scrollcase.dev/schema/v3/scroll.schema.json"
@@ -83,5 +88,9 @@ sc_code sc_scroll_list_refs(const char *scrolls_dir, const char *selector,
 void sc_scroll_ref_list_free(sc_scroll_ref_list *l);
 
 void sc_scroll_free(sc_scroll *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

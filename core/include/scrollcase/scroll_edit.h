@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scroll_edit.h — authoring a workspace: init, new scroll, add/remove
  * (file, asset, env, import, dep), edit scroll, refresh.
@@ -33,6 +34,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SC_AUTHOR_DEFAULT_PIXI_VERSION "0.73.0"
 #define SC_AUTHOR_DEFAULT_PYTHON_VERSION "3.12"
@@ -166,5 +171,9 @@ int sc_author_field_editable(const char *name);
  */
 sc_code sc_author_refresh(const sc_author_ctx *c, const char *box, int repin,
                           int check_assets, sc_json **report, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

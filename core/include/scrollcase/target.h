@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * target.h — the closed target matrix and everything derived from a target.
  *
@@ -20,6 +21,10 @@
 
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum sc_platform { SC_PLATFORM_MACOS, SC_PLATFORM_LINUX, SC_PLATFORM_WINDOWS } sc_platform;
 typedef enum sc_arch { SC_ARCH_AARCH64, SC_ARCH_X86_64 } sc_arch;
@@ -95,5 +100,9 @@ const char *const *sc_target_execution_affecting_variables(const sc_target *t);
  *  validationEnvironment{...}, executionAffectingVariables[...]}.
  */
 sc_json *sc_target_describe(const sc_target *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

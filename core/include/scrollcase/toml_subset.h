@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * toml_subset.h — a small, strict reader for the part of TOML that
  * pixi.toml manifests use.
@@ -27,6 +28,10 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SC_TOML_MAX_BYTES ((size_t)1024 * 1024)
 #define SC_TOML_MAX_DEPTH 32
 
@@ -36,5 +41,9 @@
  */
 sc_code sc_toml_parse(const char *bytes, size_t len, const char *name,
                       sc_json **out, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trust.h — trust files and the set of keys they trust (docs/format-v3.md 8.3).
  *
@@ -17,6 +18,10 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 #include "scrollcase/keys.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct sc_trusted_key {
     char *key_id;      /* NUL-terminated; compared by its key_id_len bytes */
@@ -53,5 +58,9 @@ const sc_trusted_key *sc_trust_find(const sc_trust *t, const char *key_id,
                                     size_t key_id_len);
 
 void sc_trust_free(sc_trust *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

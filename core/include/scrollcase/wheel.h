@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wheel.h — what a package's file name and build string say about the
  * build: wheel file names and tags (PEP 427 / PEP 425), conda file names and
@@ -13,6 +14,10 @@
 #define SCROLLCASE_WHEEL_H
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A parsed wheel file name; every member points into one owned buffer. */
 typedef struct sc_wheel {
@@ -89,5 +94,9 @@ int sc_wheel_platform_ok(const sc_wheel *w, const char *subdir);
 /* The C++ ABI a manylinux platform tag implies for a torch wheel:
  * manylinux_2_28 or later 1, manylinux1/2010/2014/_2_17 0, else -1. */
 int sc_wheel_manylinux_cxx11abi(const sc_wheel *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # audit_cli_test.sh SCROLLCASE SOURCE_DIR — end-to-end checks of
 # `scrollcase audit cuda` (docs/format-v3.md 19.7): exit statuses 0/1/2, the
 # audit-failed line, --json, a scroll given by reference and by directory,

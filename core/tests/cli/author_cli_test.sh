@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # author_cli_test.sh SCROLLCASE SOURCE_DIR — end-to-end checks of the
 # authoring commands (docs/cli.md): init, new scroll, add/remove, edit
 # scroll, refresh.  Happy paths and the main refusals, exit statuses 0/1/2,

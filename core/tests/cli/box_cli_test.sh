@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # box_cli_test.sh SCROLLCASE SOURCE_DIR — scrollcase verify, prepare, attach
 # and run end to end: a box is built with fixtures/zipfmt.py (the canonical
 # archive model), its release signed with `scrollcase keygen` and `scrollcase

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # build_cli_test.sh SCROLLCASE SOURCE_DIR — scrollcase build end to end: a
 # workspace in a fresh git repository, a hand-made relocatable prefix whose
 # venv/bin/python is a /bin/sh launcher of /usr/bin/python3, a key from

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cli_test.sh SCROLLCASE SOURCE_DIR — end-to-end checks of the scrollcase
 # command: exit statuses, the error line, and one run of each command over
 # real files in a temporary directory.  Prints "N passed, N failed".

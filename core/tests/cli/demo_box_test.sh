@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # demo_box_test.sh SCROLLCASE SOURCE_DIR WORK_DIR — the real box, end to end:
 # the example hello-box (examples/workspace, linux-x86_64-cpu) is built by
 # `scrollcase build` from a relocatable CPython prefix made of Debian's own

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # env_cli_test.sh SCROLLCASE SOURCE_DIR FAKE_GPU_DIR — scrollcase doctor and
 # scrollcase lock end to end: exit statuses, check lines and remedies, the
 # two CUDA verdicts against the fake driver libraries of the unit tests and

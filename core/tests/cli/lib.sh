@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib.sh — the assertions every CLI end-to-end script shares (sourced, not
 # run).  The script sets $tmp (a scratch directory) and passed=0 failed=0,
 # and prints "$passed passed, $failed failed" at the end.

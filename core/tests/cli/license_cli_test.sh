@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # license_cli_test.sh SCROLLCASE SOURCE_DIR — end-to-end checks of
 # `scrollcase audit SCROLL` (licences; docs/format-v3.md 10.7, 20.4): the
 # summary, --json, --write (to the declared file, or to a new file that the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # parity_cli_test.sh SCROLLCASE SOURCE_DIR FAKE_GPU_DIR — end-to-end checks of
 # scrollcase parity compare, gpu probe and compat: exit statuses (compat's
 # 0/2/3/1 included), the error line, over real files in a temporary

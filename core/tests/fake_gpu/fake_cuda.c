@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_cuda.c — a stand-in for libcuda.so.1, built as several shared
  * libraries for the GPU probe's tests (test_parity.c).  It exports the

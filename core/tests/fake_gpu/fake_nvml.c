@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_nvml.c — a stand-in for libnvidia-ml.so.1 for the GPU probe's tests:
  * it reports driver version 550.54.15.
