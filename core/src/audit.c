@@ -606,8 +606,13 @@ static sc_code audit_lock(ctx *c, const sc_pixi_lock *lock)
     if (locked_facts(c, lock, pl, &tf) != SC_OK)
         return c->err->code;
     int saw_cuda_version = 0;
+    static char no_version[] = "";
     for (size_t i = 0; i < pl->count; i++) {
-        const sc_lock_package *p = &lock->packages[pl->packages[i]];
+        /* a v7 package built from source may have no version: audited as "" */
+        sc_lock_package q = lock->packages[pl->packages[i]];
+        if (q.version == NULL)
+            q.version = no_version;
+        const sc_lock_package *p = &q;
         sc_code rc = p->kind == SC_LOCK_CONDA
                          ? audit_conda(c, p->name, p->version, p->build, p->subdir,
                                        &saw_cuda_version)
