@@ -499,13 +499,11 @@ sc_code sc_scroll_check_version(const sc_json *doc, const char *name,
                                 "scroll, convert it with scrollcase migrate",
                                 name, (int)n, (int)n);
     }
-    char shown[40];
-    if (sc_json_is(v, SC_JSON_NUMBER))
-        sc_json_format_number(v->number, shown, sizeof shown);
-    else
-        snprintf(shown, sizeof shown, "of type %s", sc_json_type_name(v));
+    char shown[48];
+    sc_json_describe_value(v, shown, sizeof shown);
     return sc_error_set(err, SC_E_UNSUPPORTED_SCHEMA_VERSION, name,
-                        "%s: unsupported schemaVersion %s; expected 3", name,
+                        "%s: unsupported schemaVersion %s; it must be the integer 3 (no fraction, "
+                        "no exponent)", name,
                         shown);
 }
 

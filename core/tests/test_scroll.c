@@ -315,6 +315,21 @@ static void s3_other_versions_unsupported(void)
     }
 }
 
+/* 3.0 is not the integer 3: the message shows the literal and says why. */
+static void s3_fractional_three_says_it_must_be_the_integer(void)
+{
+    static const char *const v[] = {"{'schemaVersion':3.0}", "{'schemaVersion':3e0}"};
+    for (size_t i = 0; i < 2; i++) {
+        sc_error err;
+        sc_json *d = parse_q(v[i]);
+        SC_EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err),
+                       SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "3.0"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "must be the integer 3"));
+        sc_json_free(d);
+    }
+}
+
 static void s3_missing_version_is_invalid_scroll(void)
 {
     sc_error err;
@@ -2274,6 +2289,7 @@ void register_scroll_tests(void)
     SC_ADD_TEST(s, s2_top_level_must_be_object);
     SC_ADD_TEST(s, s3_version_1_and_2_deprecated);
     SC_ADD_TEST(s, s3_other_versions_unsupported);
+    SC_ADD_TEST(s, s3_fractional_three_says_it_must_be_the_integer);
     SC_ADD_TEST(s, s3_missing_version_is_invalid_scroll);
     SC_ADD_TEST(s, s3_check_version_direct);
     SC_ADD_TEST(s, s3_before_s4);
