@@ -11,6 +11,7 @@
 #include "scrollcase/licenses.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,9 @@ sc_code sc_license_inventory(const sc_pixi_lock *lock, const sc_target *t, const
         if (!p->name || !p->version) {
             free(v);
             return sc_error_set(err, SC_E_INVALID_LOCK, "pixi.lock",
-                                "a package locked for %s has no name or version", subdir);
+                                "package %s locked for %s has no version (a package built "
+                                "from source); the licence inventory lists versions",
+                                p->name ? p->name : "(unnamed)", subdir);
         }
         if (unknown_license(p->license)) {
             free(v);
@@ -176,6 +179,26 @@ static sc_code mismatch(const sc_json *have, const sc_json *want, const char *re
                         "%s differs from the lock's inventory", reviewed_path);
 }
 
+/* The reviewed file's schemaVersion: 3, or refused by name (section 1). */
+static sc_code reviewed_version(const sc_json *want, const char *path, sc_error *err)
+{
+    const sc_json *v = sc_json_is(want, SC_JSON_OBJECT) ? sc_json_get(want, "schemaVersion") : NULL;
+    uint64_t n = 0;
+    if (v == NULL || (sc_json_uint53(v, &n) && n == 3))
+        return SC_OK; /* a missing version is a difference like any other */
+    if (sc_json_uint53(v, &n) && (n == 1 || n == 2))
+        return sc_error_set(err, SC_E_DEPRECATED_SCHEMA_VERSION, path,
+                            "%s is a schema-%d licence inventory (v3 renamed "
+                            "dependencyLockSha256 to lockSha256); convert it with scrollcase "
+                            "migrate, or write it anew with scrollcase audit --write, and "
+                            "review it", path, (int)n);
+    char shown[48];
+    sc_json_describe_value(v, shown, sizeof shown);
+    return sc_error_set(err, SC_E_UNSUPPORTED_SCHEMA_VERSION, path,
+                        "%s: unsupported schemaVersion %s; it must be the integer 3", path,
+                        shown);
+}
+
 sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
                         const char *payload_root, sc_error *err)
 {
@@ -203,7 +226,10 @@ sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
         sc_json *want = NULL;
         rc = sc_json_parse(bytes, len, &want, err);
         free(bytes);
+        if (rc == SC_OK)
+            rc = reviewed_version(want, reviewed_path, err);
         if (rc != SC_OK) {
+            sc_json_free(want);
             free(have);
             return rc;
         }

@@ -7,8 +7,10 @@
  * environment installs on the target's conda platform, sorted by the bytes
  * of the name then of the version; a package with no licence, an empty one
  * or "UNKNOWN" is refused (SC_E_LICENSE_AUDIT_MISMATCH naming it).  The gate
- * compares the inventory with the reviewed file byte for byte after
- * deterministic writing and writes
+ * refuses a reviewed file of schemaVersion 1 or 2 by name
+ * (SC_E_DEPRECATED_SCHEMA_VERSION, the way out in the message) and any other
+ * non-3 version (SC_E_UNSUPPORTED_SCHEMA_VERSION), compares the inventory
+ * with the reviewed file byte for byte after deterministic writing and writes
  * <payload_root>/THIRD_PARTY_NOTICES/conda-distributions.json atomically.
  */
 #ifndef SCROLLCASE_LICENSES_H
