@@ -1074,6 +1074,24 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
         goto done;
     }
 
+    /* 14. parity accelerators: each has a validation environment here */
+    const sc_json *par = sc_json_get(s, "parity");
+    const sc_json *accs = par ? sc_json_get(par, "accelerators") : NULL;
+    for (size_t i = 0; accs != NULL && i < accs->length; i++) {
+        const char *an = sc_json_at(accs, i)->string;
+        sc_accel a = strcmp(an, "cpu") == 0 ? SC_ACCEL_CPU
+                     : strcmp(an, "metal") == 0 ? SC_ACCEL_METAL : SC_ACCEL_CUDA;
+        if (!sc_platform_validates_accelerator(target.platform, a)) {
+            char f[SC_FIELD_MAX];
+            sc_field_index(f, "$.parity.accelerators", i);
+            rc = sc_check_fail_code(&c, SC_E_INVALID_SCROLL, f,
+                      "%s is %s, but target %s defines no validation environment for "
+                      "it (%s: %s)", f, an, tid, sc_target_adapter_id(&target),
+                      target.platform == SC_PLATFORM_MACOS ? "cpu, metal" : "cpu, cuda");
+            goto done;
+        }
+    }
+
     res = calloc(1, sizeof *res);
     if (res == NULL || (res->box_id = strdup(box_id)) == NULL ||
         (res->target_id = strdup(tid)) == NULL) {

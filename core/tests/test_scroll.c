@@ -867,7 +867,7 @@ static void s5_parity_rules(void)
     sc_scroll *s = OK_SCROLL(PAR("['cpu','cuda']", "{'absolute':0.001,'minimumCosine':1}"),
                              NULL);
     sc_scroll_free(s);
-    s = OK_SCROLL(PAR("['metal','cpu','cuda']", "{'minimumCosine':-0.5}"), NULL);
+    s = OK_SCROLL(PAR("['cuda','cpu']", "{'minimumCosine':-0.5}"), NULL);
     sc_scroll_free(s);
     EXPECT_CHK(PAR("['cpu']", "{'absolute':0.1}"), NULL, SC_E_INVALID_SCROLL);
     EXPECT_CHK(PAR("['cpu','cpu']", "{'absolute':0.1}"), NULL, SC_E_INVALID_SCROLL);
@@ -880,6 +880,18 @@ static void s5_parity_rules(void)
     EXPECT_CHK("{'parity':{'accelerators':['cpu','cuda'],'tolerances':{'absolute':1}}}", NULL,
                SC_E_INVALID_SCROLL);
 #undef PAR
+}
+
+/* Step 14: metal has no validation environment on Linux (the default target
+ * of these scrolls): refused when the scroll is read, naming the field. */
+static void s14_parity_accelerator_without_validation_environment(void)
+{
+    sc_error err;
+    SC_EXPECT_CODE(chk("{'parity':{'script':'p.py','accelerators':['cpu','metal'],"
+                       "'tolerances':{'absolute':0.1}}}", NULL, &err),
+                   SC_E_INVALID_SCROLL, &err);
+    EXPECT_NAMES(&err, "$.parity.accelerators[1]");
+    EXPECT_NAMES(&err, "metal");
 }
 
 /* ---- step 6: weights -------------------------------------------------- */
@@ -2336,6 +2348,7 @@ void register_scroll_tests(void)
     SC_ADD_TEST(s, s5_weights_values);
     SC_ADD_TEST(s, s5_execution_kinds);
     SC_ADD_TEST(s, s5_parity_rules);
+    SC_ADD_TEST(s, s14_parity_accelerator_without_validation_environment);
     SC_ADD_TEST(s, s5_before_s6);
     SC_ADD_TEST(s, s6_on_demand_with_archives_refused);
     SC_ADD_TEST(s, s6_on_demand_without_assets_refused);
