@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "scrollcase/audit.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/file.h"
 #include "scrollcase/path.h"
@@ -262,5 +263,92 @@ sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
         free(dir);
     }
     free(have);
+    return rc;
+}
+
+/* ---- a prefix build: does the lock describe the prefix? ------------------- */
+
+typedef struct nvb {
+    const char *name, *version, *build, *sha256;
+} nvb;
+
+static int nvb_cmp(const void *a, const void *b)
+{
+    const nvb *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c == 0)
+        c = strcmp(x->version, y->version);
+    if (c == 0)
+        c = strcmp(x->build, y->build);
+    return c;
+}
+
+sc_code sc_license_check_prefix(const sc_pixi_lock *lock, const sc_target *t,
+                                const char *prefix, sc_error *err)
+{
+    const char *subdir = sc_target_conda_subdir(t);
+    const sc_lock_platform *pl = sc_pixi_lock_find(lock, LICENSE_ENVIRONMENT, subdir);
+    if (!pl || pl->count == 0)
+        return sc_error_set(err, SC_E_INVALID_LOCK, "pixi.lock",
+                            "environment default locks no packages for %s", subdir);
+    sc_conda_record *recs = NULL;
+    size_t nrec = 0;
+    int missing = 0;
+    sc_code rc = sc_conda_meta_read(prefix, &recs, &nrec, &missing, err);
+    if (rc != SC_OK)
+        return missing ? sc_error_set(err, SC_E_LOCK_PAYLOAD_MISMATCH, prefix,
+                                      "the prefix %s has no conda-meta, so nothing shows that "
+                                      "pixi.lock describes it and its licence inventory cannot "
+                                      "be shipped; build from the lock (without "
+                                      "--environment-prefix) or from a prefix pixi installed "
+                                      "from this lock", prefix)
+                       : rc;
+    nvb *have = calloc(nrec + 1, sizeof *have), *want = calloc(pl->count + 1, sizeof *want);
+    size_t nwant = 0;
+    if (have == NULL || want == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nrec; i++)
+        have[i] = (nvb){recs[i].name, recs[i].version, recs[i].build, recs[i].sha256};
+    for (size_t i = 0; i < pl->count; i++) {
+        const sc_lock_package *p = &lock->packages[pl->packages[i]];
+        if (p->kind != SC_LOCK_CONDA)
+            continue;
+        want[nwant++] = (nvb){p->name, p->version ? p->version : "", p->build ? p->build : "",
+                              p->sha256};
+    }
+    qsort(have, nrec, sizeof *have, nvb_cmp);
+    qsort(want, nwant, sizeof *want, nvb_cmp);
+    size_t i = 0, j = 0;
+    while (rc == SC_OK && (i < nrec || j < nwant)) {
+        int c = i == nrec ? 1 : j == nwant ? -1 : nvb_cmp(&have[i], &want[j]);
+        if (c < 0)
+            rc = sc_error_set(err, SC_E_LOCK_PAYLOAD_MISMATCH, have[i].name,
+                              "the prefix %s holds %s %s (%s), which pixi.lock does not list "
+                              "for %s: the lock's licence inventory would not describe this "
+                              "payload", prefix, have[i].name, have[i].version, have[i].build,
+                              subdir);
+        else if (c > 0)
+            rc = sc_error_set(err, SC_E_LOCK_PAYLOAD_MISMATCH, want[j].name,
+                              "pixi.lock lists %s %s (%s) for %s, which the prefix %s does "
+                              "not hold: the lock's licence inventory would not describe this "
+                              "payload", want[j].name, want[j].version, want[j].build, subdir,
+                              prefix);
+        else if (have[i].sha256 && want[j].sha256 && strcmp(have[i].sha256, want[j].sha256) != 0)
+            rc = sc_error_set(err, SC_E_LOCK_PAYLOAD_MISMATCH, want[j].name,
+                              "%s %s (%s) in the prefix %s came from another archive than "
+                              "pixi.lock names (sha256 %s, locked %s)", want[j].name,
+                              want[j].version, want[j].build, prefix, have[i].sha256,
+                              want[j].sha256);
+        else {
+            i++;
+            j++;
+        }
+    }
+done:
+    free(have);
+    free(want);
+    sc_conda_records_free(recs, nrec);
     return rc;
 }
