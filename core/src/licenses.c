@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/licenses.h"
+#include "scrollcase/remedy.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -151,7 +152,7 @@ static sc_code mismatch(const sc_json *have, const sc_json *want, const char *re
                                 "%s: %s differs from the lock's inventory%s", reviewed_path,
                                 top[i],
                                 strcmp(top[i], "lockSha256") == 0
-                                    ? " (the lock changed: review it and run scrollcase audit --write)"
+                                    ? " (the lock changed: review it and run `" SC_REMEDY_AUDIT_WRITE "`)"
                                     : "");
     }
     const sc_json *hp = sc_json_get(have, "packages");
@@ -190,9 +191,9 @@ static sc_code reviewed_version(const sc_json *want, const char *path, sc_error 
     if (sc_json_uint53(v, &n) && (n == 1 || n == 2))
         return sc_error_set(err, SC_E_DEPRECATED_SCHEMA_VERSION, path,
                             "%s is a schema-%d licence inventory (v3 renamed "
-                            "dependencyLockSha256 to lockSha256); convert it with scrollcase "
-                            "migrate, or write it anew with scrollcase audit --write, and "
-                            "review it", path, (int)n);
+                            "dependencyLockSha256 to lockSha256); convert it with `"
+                            SC_REMEDY_MIGRATE "`, or write it anew with `"
+                            SC_REMEDY_AUDIT_WRITE "`, and review it", path, (int)n);
     char shown[48];
     sc_json_describe_value(v, shown, sizeof shown);
     return sc_error_set(err, SC_E_UNSUPPORTED_SCHEMA_VERSION, path,
@@ -220,7 +221,7 @@ sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
             if (missing)
                 return sc_error_set(err, SC_E_LICENSE_AUDIT_MISMATCH, reviewed_path,
                                     "the reviewed licence audit %s does not exist "
-                                    "(run scrollcase audit --write and review it)",
+                                    "(run `" SC_REMEDY_AUDIT_WRITE "` and review it)",
                                     reviewed_path);
             return rc;
         }

@@ -9,6 +9,7 @@
  * directory listings are sorted by bytes, never taken in file-system order.
  */
 #include "scrollcase/scroll.h"
+#include "scrollcase/remedy.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -496,7 +497,7 @@ sc_code sc_scroll_check_version(const sc_json *doc, const char *name,
         if (n == 1 || n == 2)
             return sc_error_set(err, SC_E_DEPRECATED_SCHEMA_VERSION, name,
                                 "%s: schemaVersion %d is deprecated; this is a v%d "
-                                "scroll, convert it with scrollcase migrate",
+                                "scroll, convert it with `" SC_REMEDY_MIGRATE "`",
                                 name, (int)n, (int)n);
     }
     char shown[48];

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "scrollcase/scroll_edit.h"
+#include "scrollcase/remedy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -578,7 +579,7 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
                             "add assets, then edit scroll --field weights --value on-demand");
     if (!sc_is_dir(scrolls_dir))
         return sc_error_set(err, SC_E_IO, scrolls_dir,
-                            "%s: no scrolls directory; run scrollcase init first", scrolls_dir);
+                            "%s: no scrolls directory; run `" SC_REMEDY_INIT "` first", scrolls_dir);
     char *box_dir = sc_path_join(scrolls_dir, o->box_id);
     char *tdir = box_dir ? sc_path_join(box_dir, o->target_id) : NULL;
     char *stage = box_dir ? dup_printf("%s/.new-%s-XXXXXX", box_dir, o->target_id) : NULL;

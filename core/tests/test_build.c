@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -26,6 +28,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/keys.h"
+#include "scrollcase/remedy.h"
 #include "scrollcase/target.h"
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/licenses.h"
@@ -687,7 +690,7 @@ static void test_disagreeing_licence_file_is_refused_before_anything(void)
     commit(&f, "2024-03-01T00:00:01Z");
     unlink(f.marker);
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "scrollcase audit --write"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "`" SC_REMEDY_AUDIT_WRITE "`"));
     expect_untouched(&f);
     fx_free(&f);
 }
@@ -765,6 +768,76 @@ static void test_failed_build_leaves_no_payload(void)
     fx_free(&f);
 }
 
+/* ---- remedies (issue 11) ------------------------------------------------- */
+
+/* Run the CLI on argv (argv[0] is replaced by the built program), output
+ * discarded; its exit status, or -1. */
+static int run_cli(char **argv)
+{
+    argv[0] = SC_CLI_PATH;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+/* The command line's verdict on a remedy: its words, placeholders given
+ * values, parsed by the option table with nothing run. */
+static int remedy_parses(const char *remedy)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", remedy);
+    char *argv[40];
+    int n = 0;
+    argv[n++] = NULL; /* the program */
+    char *save = NULL;
+    char *w = strtok_r(buf, " ", &save);
+    if (w == NULL || strcmp(w, "scrollcase") != 0)
+        return -1;
+    while ((w = strtok_r(NULL, " ", &save)) != NULL && n < 36) {
+        if (strcmp(w, "REF") == 0 || strcmp(w, "SCROLL") == 0)
+            w = "hello-box/linux-x86_64-cpu";
+        else if (strcmp(w, "PATH") == 0)
+            w = "/usr/bin/true";
+        else if (strcmp(w, "VERSION") == 0)
+            w = "0.73.0";
+        else if (strcmp(w, "CMD") == 0)
+            w = "signer";
+        argv[n++] = w;
+    }
+    /* --help makes the parser check every word and run nothing */
+    argv[n++] = "--help";
+    argv[n] = NULL;
+    return run_cli(argv);
+}
+
+static void test_every_printed_remedy_parses(void)
+{
+    size_t n = 0;
+    for (const char *const *r = sc_remedy_commands(); *r != NULL; r++, n++) {
+        int st = remedy_parses(*r);
+        if (st != 0)
+            fprintf(stderr, "\n  remedy \"%s\" does not parse (exit %d)\n", *r, st);
+        CU_ASSERT_EQUAL(st, 0);
+    }
+    CU_ASSERT(n >= 9);
+    /* the check can fail: the remedies doctor printed before (issue 11) */
+    CU_ASSERT_EQUAL(remedy_parses("scrollcase init --install-toolchain"), 2);
+    CU_ASSERT_EQUAL(remedy_parses("scrollcase build REF --private-key PATH"), 2);
+}
+
 void register_build_tests(void)
 {
     if (access("/usr/bin/git", X_OK) != 0 || access("/usr/bin/python3", X_OK) != 0)
@@ -788,4 +861,6 @@ void register_build_tests(void)
     SC_ADD_TEST(s, test_prefix_the_lock_does_not_describe_is_lock_payload_mismatch);
     SC_ADD_TEST(s, test_prefix_build_ships_the_lock_inventory);
     SC_ADD_TEST(s, test_failed_build_leaves_no_payload);
+    CU_pSuite rs = CU_add_suite("remedy", NULL, NULL);
+    SC_ADD_TEST(rs, test_every_printed_remedy_parses);
 }

@@ -34,6 +34,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/licenses.h"
+#include "scrollcase/remedy.h"
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/target.h"
 
@@ -1127,8 +1128,8 @@ static void test_license_gate_refuses_a_reviewed_file_that_differs(void)
     sc_test_write(dir, "conda-licenses.json", v2);
     SC_EXPECT_CODE(sc_license_gate(doc, reviewed, payload, &err), SC_E_DEPRECATED_SCHEMA_VERSION,
                    &err);
-    CU_ASSERT(strstr(err.message, "scrollcase audit --write") != NULL);
-    CU_ASSERT(strstr(err.message, "scrollcase migrate") != NULL);
+    CU_ASSERT(strstr(err.message, "`" SC_REMEDY_AUDIT_WRITE "`") != NULL);
+    CU_ASSERT(strstr(err.message, "`" SC_REMEDY_MIGRATE "`") != NULL);
     at[strlen("\"schemaVersion\": ")] = '4';
     sc_test_write(dir, "conda-licenses.json", v2);
     SC_EXPECT_CODE(sc_license_gate(doc, reviewed, payload, &err), SC_E_UNSUPPORTED_SCHEMA_VERSION,
