@@ -235,12 +235,17 @@ static int usage_status(void)
     return current != NULL && current->usage_status != 0 ? current->usage_status : EXIT_USAGE;
 }
 
+static void json_failure(const sc_error *err, sc_json *body);
+static int error_shown;
+
 int sc_cli_usage_error(const char *fmt, const char *what)
 {
-    fprintf(stderr, "scrollcase: error[usage]: ");
-    fprintf(stderr, fmt, what);
-    fputc('\n', stderr);
+    sc_error err;
+    sc_error_set(&err, SC_E_USAGE, NULL, fmt, what);
+    fprintf(stderr, "scrollcase: error[usage]: %s\n", err.message);
+    error_shown = 1;
     print_hint();
+    json_failure(&err, NULL);
     return usage_status();
 }
 
@@ -426,6 +431,9 @@ int sc_cli_parse(int argc, char **argv, int first, sc_cli_args *a)
 {
     int status = EXIT_USAGE;
     current = NULL;
+    for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            sc_cli_set_json(1); /* even a usage error is then a JSON document */
     hint_words[0] = '\0';
     const sc_cli_command *cmd = find_command(argc, argv, first, &status);
     if (cmd == NULL && status == 0) {
@@ -677,6 +685,8 @@ int sc_cli_print_help(const char *words)
     return 0;
 }
 
+static int emit(sc_json *v);
+
 /* ---- help --commands-json ---------------------------------------------------------- */
 
 static const char *completion_name(sc_cli_completion c)
@@ -812,38 +822,176 @@ int sc_cli_print_commands_json(const char *version)
         sc_json_free(doc);
         doc = NULL;
     }
-    return sc_cli_print_json(doc);
+    return emit(doc); /* the table's own shape: no "ok" */
 }
 
 /* ---- output ---------------------------------------------------------------------- */
 
-int sc_cli_report(const sc_error *err)
+/*
+ * --json: exactly one document on stdout, success or failure.  The state is
+ * the program's (one command per process, one thread).
+ */
+static int json_mode;    /* --json was given */
+static int json_done;    /* the document has been printed */
+/* error_shown (above): an error line went to stderr */
+
+int sc_cli_json(void)
 {
-    fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err->code), err->message);
-    if (err->code == SC_E_USAGE) {
-        print_hint();
-        return usage_status();
-    }
-    return EXIT_REJECTED;
+    return json_mode;
 }
 
-int sc_cli_print_json(sc_json *v)
+int sc_cli_json_printed(void)
+{
+    return json_done;
+}
+
+int sc_cli_error_shown(void)
+{
+    return error_shown;
+}
+
+static int json_locked; /* help --parse-only: the words parsed decide nothing */
+
+void sc_cli_set_json(int on)
+{
+    if (!json_locked)
+        json_mode = on;
+}
+
+void sc_cli_lock_json(int locked)
+{
+    json_locked = locked;
+}
+
+/* Write v (taken) to stdout as the one document. */
+static int emit(sc_json *v)
 {
     sc_error err;
-    if (v == NULL) {
-        sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-        return sc_cli_report(&err);
-    }
     char *text = NULL;
     size_t len = 0;
     int rc = 0;
-    if (sc_json_write(v, &text, &len, &err) != SC_OK)
-        rc = sc_cli_report(&err);
-    else {
+    json_done = 1;
+    if (v == NULL || sc_json_write(v, &text, &len, &err) != SC_OK) {
+        if (v == NULL)
+            sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err.code), err.message);
+        error_shown = 1;
+        rc = EXIT_REJECTED;
+    } else {
         fwrite(text, 1, len, stdout);
         rc = fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
     }
     free(text);
     sc_json_free(v);
     return rc;
+}
+
+/*
+ * {"schemaVersion": 1, "ok": ok, ["error": e,] then the members of body}
+ * (body taken; an object, or NULL).  NULL when out of memory.
+ */
+static sc_json *document(int ok, sc_json *error, sc_json *body)
+{
+    sc_json *d = sc_json_new_object();
+    int bad = d == NULL;
+    bad |= d && sc_json_object_append(d, "schemaVersion", sc_json_new_number(SC_CLI_SCHEMA_VERSION));
+    bad |= d && sc_json_object_append(d, "ok", sc_json_new_bool(ok));
+    if (error != NULL) {
+        bad |= d == NULL || sc_json_object_append(d, "error", error);
+        error = NULL;
+    }
+    while (!bad && body != NULL && body->child != NULL) {
+        char *key = strdup(body->child->key ? body->child->key : "");
+        sc_json *m = key ? sc_json_object_take(body, key) : NULL;
+        bad |= m == NULL || sc_json_object_set(d, key, m) != 0;
+        free(key);
+    }
+    sc_json_free(error);
+    sc_json_free(body);
+    if (bad) {
+        sc_json_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static sc_json *error_json(const sc_error *err)
+{
+    sc_json *e = sc_json_new_object();
+    if (e == NULL || sc_json_object_append(e, "code", sc_json_new_string(sc_code_name(err->code))) ||
+        sc_json_object_append(e, "message", sc_json_new_string(err->message)) ||
+        sc_json_object_append(e, "path", err->path[0] ? sc_json_new_string(err->path)
+                                                      : sc_json_new_null())) {
+        sc_json_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+/* The failure document for err, once, when --json is on. */
+static void json_failure(const sc_error *err, sc_json *body)
+{
+    if (!json_mode || json_done) {
+        sc_json_free(body);
+        return;
+    }
+    sc_json *e = error_json(err);
+    (void)emit(e != NULL ? document(0, e, body) : (sc_json_free(body), NULL));
+}
+
+int sc_cli_report(const sc_error *err)
+{
+    fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err->code), err->message);
+    error_shown = 1;
+    if (err->code == SC_E_USAGE)
+        print_hint();
+    json_failure(err, NULL);
+    return err->code == SC_E_USAGE ? usage_status() : EXIT_REJECTED;
+}
+
+int sc_cli_fail_json(sc_json *body, const sc_error *err)
+{
+    fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err->code), err->message);
+    error_shown = 1;
+    if (err->code == SC_E_USAGE)
+        print_hint();
+    json_failure(err, body);
+    return err->code == SC_E_USAGE ? usage_status() : EXIT_REJECTED;
+}
+
+int sc_cli_print_json(sc_json *v)
+{
+    if (v == NULL) {
+        sc_error err;
+        sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        return sc_cli_report(&err);
+    }
+    if (json_done) { /* one document only: a second is a bug, never printed */
+        sc_json_free(v);
+        return 0;
+    }
+    if (v->type != SC_JSON_OBJECT) {
+        sc_json *o = sc_json_new_object();
+        if (o == NULL || sc_json_object_append(o, "result", v) != 0) {
+            sc_json_free(o);
+            return sc_cli_print_json(NULL);
+        }
+        v = o;
+    }
+    sc_json *d = document(1, NULL, v);
+    if (d == NULL)
+        return sc_cli_print_json(NULL);
+    return emit(d);
+}
+
+int sc_cli_print_json_status(sc_json *v, int ok)
+{
+    if (ok)
+        return sc_cli_print_json(v);
+    if (json_done) {
+        sc_json_free(v);
+        return 0;
+    }
+    sc_json *d = document(0, NULL, v);
+    return d != NULL ? emit(d) : sc_cli_print_json(NULL);
 }

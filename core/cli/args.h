@@ -216,10 +216,40 @@ int sc_cli_print_commands_json(const char *version);
  */
 int sc_cli_usage_error(const char *fmt, const char *what);
 
-/* Print "scrollcase: error[<code>]: <message>"; the usage status for usage, else 1. */
+/*
+ * Structured output (--json).  Every document printed is one JSON object
+ * {"schemaVersion": SC_CLI_SCHEMA_VERSION, "ok": true|false, ...}, exactly
+ * one per run; a failure's carries "error": {"code", "message", "path"}.
+ * Each command's documents are described by docs/schema/cli/<command>.json.
+ */
+#define SC_CLI_SCHEMA_VERSION 1
+
+/* Whether --json was given (set by sc_cli_parse; sc_cli_set_json overrides). */
+int sc_cli_json(void);
+void sc_cli_set_json(int on);
+/* While locked, sc_cli_set_json (and so --json in what is parsed) changes nothing. */
+void sc_cli_lock_json(int locked);
+/* Whether the one document has been printed; whether an error line was. */
+int sc_cli_json_printed(void);
+int sc_cli_error_shown(void);
+
+/*
+ * Print "scrollcase: error[<code>]: <message>" on stderr (and the hint for
+ * usage) and, with --json, the failure document on stdout; the usage status
+ * for usage, else 1.
+ */
 int sc_cli_report(const sc_error *err);
 
-/* Write v (taken and freed; NULL means out of memory) to stdout. */
+/* The same, the failure document carrying body's members (body taken; may be NULL). */
+int sc_cli_fail_json(sc_json *body, const sc_error *err);
+
+/*
+ * Print the success document: "schemaVersion", "ok": true, then v's members
+ * (v taken; an array or scalar goes under "result"; NULL means out of memory).
+ */
 int sc_cli_print_json(sc_json *v);
+
+/* The same with "ok": ok, for an outcome that is not an error (compat's refusal). */
+int sc_cli_print_json_status(sc_json *v, int ok);
 
 #endif

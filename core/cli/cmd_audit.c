@@ -154,7 +154,13 @@ static int cmd_audit(sc_cli_args *a)
         return sc_cli_report(&err);
     }
     int rc = 0;
-    if (sc_cli_has(a, OPT_JSON)) {
+    if (sc_cli_has(a, OPT_JSON) && rep.errors > 0) {
+        sc_error_set(&err, SC_E_AUDIT_FAILED, NULL, "CUDA audit of %s (%s): %zu error finding(s)",
+                     arg, tid, rep.errors);
+        rc = sc_cli_fail_json(sc_audit_report_json(&rep, 1), &err);
+        sc_audit_report_free(&rep);
+        return rc;
+    } else if (sc_cli_has(a, OPT_JSON)) {
         rc = sc_cli_print_json(sc_audit_report_json(&rep, 1));
     } else {
         for (size_t i = 0; i < rep.count; i++) {
@@ -351,8 +357,27 @@ static int cmd_licenses(sc_cli_args *a)
     int rc = 0;
     if (inv != NULL && (c == SC_OK || c == SC_E_LICENSE_AUDIT_MISMATCH)) {
         if (sc_cli_has(a, OPT_JSON)) {
-            rc = sc_cli_print_json(inv);
+            /* {"inventory": the inventory document, "reviewed": its file or null,
+               "wrote": bool}, the error beside them on a mismatch */
+            sc_json *body = sc_json_new_object();
+            int bad = body == NULL || sc_json_object_append(body, "inventory", inv);
             inv = NULL;
+            bad |= body && sc_json_object_append(body, "reviewed",
+                                                 reviewed ? sc_json_new_string(reviewed)
+                                                          : sc_json_new_null());
+            bad |= body && sc_json_object_append(body, "wrote",
+                                                 sc_json_new_bool(c == SC_OK &&
+                                                                  sc_cli_has(a, OPT_WRITE)));
+            if (bad) {
+                sc_json_free(body);
+                body = NULL;
+            }
+            if (c == SC_OK) {
+                rc = sc_cli_print_json(body);
+            } else {
+                rc = sc_cli_fail_json(body, &err);
+                c = SC_OK; /* reported */
+            }
         } else {
             rc = print_summary(inv, scroll_id ? scroll_id : arg, tid);
             if (c == SC_OK && (sc_cli_has(a, OPT_WRITE)))

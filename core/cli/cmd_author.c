@@ -161,20 +161,34 @@ static sc_code ctx_for(sc_cli_args *a, sc_workspace *ws, sc_author_ctx *c, sc_er
     return SC_OK;
 }
 
+/* add, remove and edit --json: {"action", "kind", "boxId", "value"[, "field"]} */
+static int print_edit(const char *action, const char *kind, const char *box, const char *value,
+                      const char *field_value)
+{
+    sc_json *o = sc_json_new_object();
+    int bad = o == NULL || sc_json_object_append(o, "action", sc_json_new_string(action)) ||
+              sc_json_object_append(o, "kind", sc_json_new_string(kind)) ||
+              sc_json_object_append(o, "boxId", sc_json_new_string(box));
+    if (!bad && field_value != NULL)
+        bad |= sc_json_object_append(o, "field", sc_json_new_string(value)) ||
+               sc_json_object_append(o, "value", sc_json_new_string(field_value));
+    else if (!bad)
+        bad |= sc_json_object_append(o, "value", sc_json_new_string(value));
+    if (bad) {
+        sc_json_free(o);
+        o = NULL;
+    }
+    return sc_cli_print_json(o);
+}
+
 static int cmd_add_remove(sc_cli_args *a, int add)
 {
     const char *verb = add ? "add" : "remove";
     sc_author_kind kind;
-    if (a->npositional < 1 || !kind_of(a->positional[0], &kind)) {
-        fprintf(stderr, "scrollcase: error[usage]: %s takes file, asset, env, import or dep\n",
-                verb);
-        return EXIT_USAGE;
-    }
-    if (a->npositional < 3) {
-        fprintf(stderr, "scrollcase: error[usage]: %s %s needs BOX and VALUE\n", verb,
-                a->positional[0]);
-        return EXIT_USAGE;
-    }
+    if (a->npositional < 1 || !kind_of(a->positional[0], &kind))
+        return sc_cli_usage_error("%s takes file, asset, env, import or dep", verb);
+    if (a->npositional < 3)
+        return sc_cli_usage_error("%s needs BOX and VALUE", a->command->words);
     if (a->npositional > 3)
         return sc_cli_usage_error("unexpected argument %s", a->positional[3]);
     if (!add && ((sc_cli_has(a, OPT_TO) || sc_cli_has(a, OPT_VERSION_ARG))))
@@ -191,6 +205,9 @@ static int cmd_add_remove(sc_cli_args *a, int add)
     sc_workspace_free(&ws);
     if (rc != SC_OK)
         return report(&err);
+    if (sc_cli_json())
+        return finish(print_edit(add ? "added" : "removed", a->positional[0], a->positional[1],
+                                 a->positional[2], NULL));
     printf("%s %s %s: box %s updated\n", add ? "added" : "removed", a->positional[0],
            a->positional[2], a->positional[1]);
     return finish(0);
@@ -218,6 +235,9 @@ static int cmd_edit(sc_cli_args *a)
     sc_workspace_free(&ws);
     if (rc != SC_OK)
         return report(&err);
+    if (sc_cli_json())
+        return finish(print_edit("edited", "field", a->positional[1], sc_cli_value(a, OPT_FIELD),
+                                 sc_cli_value(a, OPT_VALUE)));
     printf("edited %s of box %s\n", sc_cli_value(a, OPT_FIELD), a->positional[1]);
     return finish(0);
 }
@@ -254,6 +274,12 @@ static int cmd_refresh(sc_cli_args *a)
     sc_workspace_free(&ws);
     int status = 0;
     if (sc_cli_has(a, OPT_JSON)) {
+        /* the drift whatever the outcome, the error beside it on a failure */
+        if (rc != SC_OK) {
+            status = sc_cli_fail_json(rep, &err);
+            rep = NULL;
+            return finish(status);
+        }
         if (rep != NULL)
             status = sc_cli_print_json(rep);
         rep = NULL;
@@ -331,49 +357,51 @@ const sc_cli_command sc_cli_author_commands[] = {
      "Adds a regular, non-link project file: a localFiles entry {sourcePath,\n"
      "relativePath, sha256} and a selfTest.files entry.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"PATH", 1, 0, SC_COMPLETE_FILE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}, {OPT_JSON, NULL}),
      NULL, 0, cmd_add},
     {"add asset", "author", "add a downloaded asset to a box",
      "Downloads URL once to pin sizeBytes and sha256; the path defaults to\n"
      "<modelCacheSubdir>/<last URL segment>.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"URL", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}, {OPT_JSON, NULL}),
      NULL, 0, cmd_add},
     {"add env", "author", "set an environment member of a box",
      "Sets NAME to VALUE in the scroll's environment (replaced if present).\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"NAME=VALUE", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}), NULL, 0, cmd_add},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_add},
     {"add import", "author", "add a module the self-test imports",
      "Adds MODULE (a dotted name) to selfTest.imports.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"MODULE", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}), NULL, 0, cmd_add},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_add},
     {"add dep", "author", "add a conda dependency to a box's pixi.toml",
      "Sets NAME = \"SPEC\" (default \"*\") in [dependencies] of each chosen\n"
      "target's pixi.toml.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_VERSION_ARG, "the version spec (default *)"}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_VERSION_ARG, "the version spec (default *)"},
+                    {OPT_JSON, NULL}),
      NULL, 0, cmd_add},
     {"remove file", "author", "remove a project file from a box",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"PATH", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
     {"remove asset", "author", "remove an asset from a box",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"PATH|URL", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
     {"remove env", "author", "remove an environment member of a box",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
     {"remove import", "author", "remove a module the self-test imports",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"MODULE", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
     {"remove dep", "author", "remove a conda dependency from a box's pixi.toml",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
     {"edit scroll", "author", "set one field of a box's scroll(s)",
      "Sets one top-level field of the chosen scroll file(s) (see `help add` for\n"
      "--target); VALUE is trimmed, weights takes embed or on-demand.  The box is\n"
      "re-validated; an invalid result is refused and nothing changes.\n",
      SC_CLI_OPERANDS(BOX_OPERAND),
-     SC_CLI_OPTIONS({OPT_FIELD, NULL}, {OPT_VALUE, NULL}, {OPT_TARGET, TARGET_HELP}),
+     SC_CLI_OPTIONS({OPT_FIELD, NULL}, {OPT_VALUE, NULL}, {OPT_TARGET, TARGET_HELP},
+                    {OPT_JSON, NULL}),
      NULL, 0, cmd_edit},
     {"refresh", "author", "re-pin local files (and assets) that changed",
      "Hashes again every localFiles entry of the box that declares sha256.  Drift is\n"

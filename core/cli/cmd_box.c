@@ -151,7 +151,10 @@ static int report_audit(sc_audit_report *rep, sc_json *out)
         sc_error_set(&err, SC_E_AUDIT_FAILED, NULL,
                      "the CUDA ABI audit found %zu error(s) and %zu warning(s)", rep->errors,
                      rep->warnings);
-        return sc_cli_report(&err);
+        sc_json *body = sc_cli_json() ? sc_json_new_object() : NULL;
+        if (body != NULL)
+            sc_json_object_append(body, "audit", sc_audit_report_json(rep, 1));
+        return sc_cli_fail_json(body, &err);
     }
     return 0;
 }
@@ -197,6 +200,10 @@ static int cmd_verify(sc_cli_args *a)
                 sc_json_object_append(out, "targetId", sc_json_new_string(rel.target_id));
                 sc_json_object_append(out, "entryCount",
                                       sc_json_new_number((double)rep.entry_count));
+                sc_json *keys = sc_json_new_array();
+                if (keys != NULL)
+                    sc_json_array_append(keys, sc_json_new_string(rel.doc.key_id));
+                sc_json_object_append(out, "signingKeyIds", keys);
                 if (sc_cli_has(a, OPT_AUDIT))
                     (void)report_audit(&audit, out);
             }
@@ -263,7 +270,10 @@ static int cmd_verify(sc_cli_args *a)
                                                         : sc_json_new_null());
             sc_json_object_append(out, "requiredAssets",
                                   sc_json_new_number((double)rep.required_asset_count));
-            sc_json_object_append(out, "signedBy", sc_json_new_string(rel.doc.key_id));
+            sc_json *keys = sc_json_new_array();
+            if (keys != NULL)
+                sc_json_array_append(keys, sc_json_new_string(rel.doc.key_id));
+            sc_json_object_append(out, "signingKeyIds", keys);
             sc_json_object_append(out, "selfTest", sc_json_new_bool(self_test));
             if (sc_cli_has(a, OPT_AUDIT))
                 (void)report_audit(&audit, out);
@@ -341,6 +351,33 @@ static int cmd_attach(sc_cli_args *a)
     sc_release_free(&rel);
     sc_trust_free(&trust);
     return rc;
+}
+
+/*
+ * run --json: stdout carries the one document, so the box's own standard
+ * output goes to standard error while it runs.  Returns the saved stdout (-1:
+ * nothing was redirected).
+ */
+static int stdout_to_stderr(void)
+{
+    if (!sc_cli_json())
+        return -1;
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    if (saved >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        close(saved);
+        saved = -1;
+    }
+    return saved;
+}
+
+static void stdout_back(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
 }
 
 /* ---- run ------------------------------------------------------------------------------ */
@@ -429,7 +466,9 @@ static int cmd_run(sc_cli_args *a)
                 spec.env_report_values = reveal;
                 spec.stdin_fd = spec.stdout_fd = spec.stderr_fd = -1;
                 spec.forward_signals = 1;
+                int saved = stdout_to_stderr();
                 c = sc_run(&spec, &res, &err);
+                stdout_back(saved);
                 free(abs);
             }
         }
@@ -447,13 +486,31 @@ static int cmd_run(sc_cli_args *a)
         o.on_prepared = on_prepared;
         sc_box_prepare_signal_cleanup();
         fprintf(stderr, "scrollcase: preparing %s in a temporary directory\n", archive);
+        int saved = stdout_to_stderr();
         c = sc_box_run_temporary(&rel, archive, &o, &res, &err);
+        stdout_back(saved);
     }
     print_report(res.environment_report);
-    if (rc == 0 && c != SC_OK)
+    if (rc == 0 && c != SC_OK) {
         rc = sc_cli_report(&err);
-    else if (rc == 0)
+    } else if (rc == 0) {
+        if (sc_cli_json()) {
+            /* the box ran: its outcome, whatever its status */
+            sc_json *o = sc_json_new_object();
+            if (o != NULL) {
+                sc_json_object_append(o, "exited", sc_json_new_bool(res.exited));
+                sc_json_object_append(o, "exitCode", res.exited ? sc_json_new_number(res.exit_code)
+                                                                : sc_json_new_null());
+                sc_json_object_append(o, "signal", res.exited ? sc_json_new_null()
+                                                              : sc_json_new_number(res.term_signal));
+                sc_json_object_append(o, "environmentReport",
+                                      res.environment_report ? sc_json_copy(res.environment_report)
+                                                             : sc_json_new_null());
+            }
+            (void)sc_cli_print_json(o);
+        }
         rc = res.exited ? res.exit_code : 0;
+    }
     int sig = (rc == 0 && c == SC_OK && !res.exited) ? res.term_signal : 0;
     free(archive);
     sc_run_result_free(&res);
@@ -536,7 +593,8 @@ const sc_cli_command sc_cli_box_commands[] = {
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_PREPARED, NULL},
                     {OPT_ENV, NULL}, {OPT_ENV_REPORT, NULL}, {OPT_ENV_VALUES, NULL},
-                    {OPT_TMPDIR, NULL}, {OPT_REVOCATIONS, NULL}),
+                    {OPT_TMPDIR, NULL}, {OPT_REVOCATIONS, NULL},
+                    {OPT_JSON, "print the outcome as one JSON document (the box's stdout goes to stderr)"}),
      "ARGS", 0, cmd_run},
     SC_CLI_END,
 };

@@ -156,10 +156,16 @@ static int cmd_build(sc_cli_args *a)
         sc_build_result_free(&r);
     }
     if (all != NULL) {
-        if (rc == 0)
-            rc = sc_cli_print_json(all);
-        else
+        /* {"builds": [one result per target built]} */
+        sc_json *o = rc == 0 ? sc_json_new_object() : NULL;
+        if (o != NULL && sc_json_object_append(o, "builds", all) != 0) {
+            sc_json_free(o);
+            o = NULL;
+        } else if (o == NULL) {
             sc_json_free(all);
+        }
+        if (rc == 0)
+            rc = sc_cli_print_json(o);
     }
     sc_scroll_ref_list_free(&refs);
     sc_workspace_free(&ws);

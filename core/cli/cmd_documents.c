@@ -195,29 +195,18 @@ static int cmd_verify(sc_cli_args *a)
     sc_error err;
     sc_code c = sc_envelope_verify_file(a->trust, a->positional[0], expect, &vd, &err);
     int json = sc_cli_has(a, OPT_JSON) != 0;
-    if (c != SC_OK) {
-        if (!json || c == SC_E_USAGE)
-            return sc_cli_report(&err);
-        sc_json *o = sc_json_new_object();
-        int bad = o == NULL || sc_json_object_append(o, "ok", sc_json_new_bool(0)) ||
-                  sc_json_object_append(o, "code", sc_json_new_string(sc_code_name(c))) ||
-                  sc_json_object_append(o, "message", sc_json_new_string(err.message));
-        if (bad) {
-            sc_json_free(o);
-            o = NULL;
-        }
-        int rc = sc_cli_print_json(o);
-        return rc != 0 ? rc : EXIT_REJECTED;
-    }
+    if (c != SC_OK)
+        return sc_cli_report(&err);
     int rc = 0;
     if (json) {
         sc_json *o = sc_json_new_object();
-        int bad = o == NULL || sc_json_object_append(o, "ok", sc_json_new_bool(1)) ||
+        sc_json *keys = sc_json_new_array();
+        int bad = o == NULL || keys == NULL ||
+                  sc_json_array_append(keys, sc_json_new_string_len(vd.key_id, vd.key_id_len)) ||
                   sc_json_object_append(o, "kind", sc_json_new_string(vd.info.kind)) ||
                   sc_json_object_append(o, "namespace", sc_json_new_string(vd.info.ns)) ||
                   sc_json_object_append(o, "identity", sc_json_new_string(vd.info.identity)) ||
-                  sc_json_object_append(o, "keyId",
-                                        sc_json_new_string_len(vd.key_id, vd.key_id_len)) ||
+                  sc_json_object_append(o, "signingKeyIds", keys) ||
                   sc_json_object_append(o, "payloadSha256",
                                         sc_json_new_string(vd.payload_sha256));
         if (bad) {

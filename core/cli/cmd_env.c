@@ -120,6 +120,16 @@ static int cmd_lock(sc_cli_args *a)
         c = sc_pixi_run_lock(&tools, dir, &err);
     if (c != SC_OK) {
         rc = sc_cli_report(&err);
+    } else if (sc_cli_json()) {
+        char *lock = sc_path_join(dir, "pixi.lock");
+        sc_json *o = sc_json_new_object();
+        if (o != NULL && (lock == NULL ||
+                          sc_json_object_append(o, "lockFile", sc_json_new_string(lock)) != 0)) {
+            sc_json_free(o);
+            o = NULL;
+        }
+        free(lock);
+        rc = sc_cli_print_json(o);
     } else {
         printf("Updated %s/pixi.lock\n", dir);
         if (fflush(stdout) != 0)
@@ -466,10 +476,6 @@ static int cmd_doctor(sc_cli_args *a)
     if (sc_cli_has(a, OPT_JSON)) {
         sc_json *root = sc_json_new_object(), *arr = sc_json_new_array();
         int ok = root != NULL && arr != NULL;
-        if (ok) {
-            sc_json *b = sc_json_new_bool(!failed);
-            ok = b != NULL && sc_json_object_append(root, "ok", b) == 0;
-        }
         for (size_t i = 0; ok && i < d.n; i++) {
             sc_json *o = sc_json_new_object();
             ok = o != NULL && put_str(o, "name", d.checks[i].name) &&
@@ -505,7 +511,19 @@ static int cmd_doctor(sc_cli_args *a)
             sc_json_free(root);
             root = NULL;
         }
-        int prc = sc_cli_print_json(root);
+        int prc;
+        if (failed) {
+            /* the checks beside the error: ok false, error doctor-failed */
+            sc_error derr;
+            size_t n = 0;
+            for (size_t i = 0; i < d.n; i++)
+                n += d.checks[i].status == ST_FAILED;
+            sc_error_set(&derr, SC_E_DOCTOR_FAILED, NULL,
+                         "%zu check(s) failed; each names its remedy", n);
+            prc = sc_cli_fail_json(root, &derr);
+        } else {
+            prc = sc_cli_print_json(root);
+        }
         if (prc != 0)
             rc = prc;
     } else {
@@ -563,7 +581,7 @@ const sc_cli_command sc_cli_env_commands[] = {
      "has one scroll.  Exit 1 with tool-missing, tool-version-mismatch,\n"
      "invalid-scroll or invalid-pixi-toml; 2 for a usage error.\n",
      SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_PIXI, NULL}),
+     SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_PIXI, NULL}, {OPT_JSON, NULL}),
      NULL, 0, cmd_lock},
     SC_CLI_END,
 };

@@ -65,18 +65,21 @@ static int cmd_parity(sc_cli_args *a)
         c = sc_parity_compare(&ref, &cand, &t, "reference", "candidate", &m, &err);
     sc_parity_values_free(&ref);
     sc_parity_values_free(&cand);
-    if (c != SC_OK)
+    /* a breach was measured: its measurements are printed as a pass's are */
+    int measured = c == SC_OK || c == SC_E_PARITY_BREACH;
+    if (c != SC_OK && !measured)
         return sc_cli_report(&err);
     if (sc_cli_has(a, OPT_JSON))
-        return sc_cli_print_json(sc_parity_measurement_json(&m));
+        return c == SC_OK ? sc_cli_print_json(sc_parity_measurement_json(&m))
+                          : sc_cli_fail_json(sc_parity_measurement_json(&m), &err);
     char x[32], y[32], z[32];
     sc_json_format_number(m.maximum_absolute_error, x, sizeof x);
     sc_json_format_number(m.maximum_relative_error, y, sizeof y);
     sc_json_format_number(m.cosine_similarity, z, sizeof z);
-    printf("parity passed: %zu values, maximum absolute error %s, maximum relative error %s, "
+    printf("parity %s: %zu values, maximum absolute error %s, maximum relative error %s, "
            "cosine similarity %s\n",
-           m.value_count, x, y, z);
-    return 0;
+           c == SC_OK ? "passed" : "breached", m.value_count, x, y, z);
+    return c == SC_OK ? 0 : sc_cli_report(&err);
 }
 
 /* ---- gpu probe ----------------------------------------------------------- */
@@ -105,9 +108,13 @@ static int cmd_gpu(sc_cli_args *a)
     if (c == SC_E_OUT_OF_MEMORY) {
         rc = sc_cli_report(&err);
     } else if (sc_cli_has(a, OPT_JSON)) {
-        rc = sc_cli_print_json(sc_gpu_facts_json(&f));
-        if (c != SC_OK)
-            rc = sc_cli_report(&err);
+        /* the facts whatever the answer: {"gpu": {...}}, with the error on a failure */
+        sc_json *body = sc_json_new_object();
+        if (body != NULL && sc_json_object_append(body, "gpu", sc_gpu_facts_json(&f)) != 0) {
+            sc_json_free(body);
+            body = NULL;
+        }
+        rc = c == SC_OK ? sc_cli_print_json(body) : sc_cli_fail_json(body, &err);
     } else if (c != SC_OK) {
         rc = sc_cli_report(&err);
     } else {
@@ -179,9 +186,13 @@ static int cmd_compat(sc_cli_args *a)
     int have_refusal = rc == COMPAT_REFUSED &&
                        sc_compat_refusal_error(&res, &refusal) == SC_E_HOST_INCOMPATIBLE;
     if (sc_cli_has(a, OPT_JSON)) {
-        if (sc_cli_print_json(res.report) != 0)
+        /* refused: ok false with the first refusal as the error; pending is not an error */
+        int prc = have_refusal ? (sc_cli_fail_json(res.report, &refusal), 0)
+                               : sc_cli_print_json(res.report);
+        if (prc != 0)
             rc = COMPAT_UNUSABLE;
         res.report = NULL;
+        have_refusal = 0; /* its line is printed */
     } else {
         printf("%s\n", sc_compat_verdict_name(res.verdict));
         const sc_json *lists[2] = {sc_json_get(res.report, "refusals"),

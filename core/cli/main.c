@@ -43,6 +43,8 @@ static int cmd_scroll(sc_cli_args *a)
         return sc_cli_report(&err);
     }
     int failed = 0, rc = 0;
+    sc_error first;
+    memset(&first, 0, sizeof first);
     sc_json *all = (sc_cli_has(a, OPT_JSON)) ? sc_json_new_object() : NULL;
     sc_json *list = (sc_cli_has(a, OPT_JSON)) ? sc_json_new_array() : NULL;
     if ((sc_cli_has(a, OPT_JSON)) && (all == NULL || list == NULL ||
@@ -56,8 +58,8 @@ static int cmd_scroll(sc_cli_args *a)
     for (size_t i = 0; i < refs.count; i++) {
         sc_scroll *s = NULL;
         sc_code c = sc_scroll_load(ws.paths[SC_WS_SCROLLS], refs.refs[i], &s, &err);
-        if (c != SC_OK)
-            failed++;
+        if (c != SC_OK && failed++ == 0)
+            first = err;
         if ((sc_cli_has(a, OPT_JSON))) {
             sc_json *item = sc_json_new_object();
             int bad = item == NULL ||
@@ -86,7 +88,15 @@ static int cmd_scroll(sc_cli_args *a)
         }
         sc_scroll_free(s);
     }
-    if ((sc_cli_has(a, OPT_JSON)) && rc == 0) {
+    if ((sc_cli_has(a, OPT_JSON)) && rc == 0 && failed) {
+        /* the first failure is the error; every scroll's result is beside it */
+        char msg[SC_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof msg, "%d of %zu scroll(s) failed; the first: %.400s", failed,
+                 refs.count, first.message);
+        sc_error_set(&first, first.code, first.path[0] ? first.path : NULL, "%s", msg);
+        rc = sc_cli_fail_json(all, &first);
+        all = NULL;
+    } else if ((sc_cli_has(a, OPT_JSON)) && rc == 0) {
         rc = sc_cli_print_json(all);
         all = NULL;
     } else if (!(sc_cli_has(a, OPT_JSON))) {
@@ -189,7 +199,9 @@ static int cmd_help(sc_cli_args *a)
             return 0;
         sc_cli_args b;
         memset(&b, 0, sizeof b);
+        sc_cli_lock_json(1); /* a --json among the words is checked, not obeyed */
         int rc = sc_cli_parse(a->nrest, a->rest, 0, &b);
+        sc_cli_lock_json(0);
         if (rc == 0 && b.command == NULL && !b.help)
             rc = sc_cli_usage_error("%s", "no command given");
         return rc == 0 ? 0 : EXIT_USAGE; /* whatever the command's own usage status */
@@ -260,5 +272,14 @@ int main(int argc, char **argv)
         return sc_cli_print_help(a.help_words);
     if (a.help)
         return sc_cli_print_help(a.command->words);
-    return a.command->run(&a);
+    rc = a.command->run(&a);
+    if (sc_cli_json() && !sc_cli_json_printed() && strcmp(a.command->words, "run") != 0) {
+        /* every command prints its document; reaching here is a bug in it */
+        sc_error err;
+        sc_error_set(&err, SC_E_INTERNAL, NULL, "%s printed no JSON document", a.command->words);
+        rc = sc_cli_report(&err);
+    }
+    if (rc == 0 && sc_cli_error_shown())
+        rc = EXIT_REJECTED; /* never 0 after an error line */
+    return rc;
 }
