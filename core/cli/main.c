@@ -14,6 +14,7 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 #include "scrollcase/migrate.h"
+#include "scrollcase/process.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
@@ -228,13 +229,13 @@ const sc_cli_command sc_cli_main_commands[] = {
      "\"FAIL <ref>  error[<code>]: <message>\" per scroll; with --json, one\n"
      "object {\"scrolls\": [...]} holding each effective scroll (or its error).\n"
      "Exit 1 when any scroll fails.\n",
-     SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}), SC_CLI_OPTIONS({OPT_JSON, NULL}), 0, 0,
+     SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}), SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0,
      cmd_scroll},
     {"target-id", "host", "the id (and derived facts) of a target object",
      "Reads a target object ({platform, arch, accelerator[, cudaVersion]}) and\n"
      "prints its target id; with --json, the id and every fact derived from the\n"
      "target (conda subdir, entry point, validation environment, ...).\n",
-     SC_CLI_OPERANDS({"FILE", 1, 0, SC_COMPLETE_FILE}), SC_CLI_OPTIONS({OPT_JSON, NULL}), 0, 0,
+     SC_CLI_OPERANDS({"FILE", 1, 0, SC_COMPLETE_FILE}), SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0,
      cmd_target_id},
     {"migrate", "author", "rewrite v2 scrolls as v3, atomically",
      "Rewrites the schema-v2 scrolls REF names as v3 (schemaVersion and $schema;\n"
@@ -259,6 +260,8 @@ const sc_cli_command sc_cli_main_commands[] = {
 
 int main(int argc, char **argv)
 {
+    /* A command: the children the library starts get our SIGINT/SIGTERM. */
+    sc_process_set_signal_forwarding(1);
     if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
         printf("scrollcase %s (format schema v3, conformance protocol 1)\n", SC_VERSION);
         return 0;
