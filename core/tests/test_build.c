@@ -794,7 +794,8 @@ static int run_cli(char **argv)
 }
 
 /* The command line's verdict on a remedy: its words, placeholders given
- * values, parsed by the option table with nothing run. */
+ * values, parsed by the option table with nothing run
+ * (`scrollcase help --parse-only -- WORDS`: 0 parses, 2 a usage error). */
 static int remedy_parses(const char *remedy)
 {
     char buf[512];
@@ -802,6 +803,9 @@ static int remedy_parses(const char *remedy)
     char *argv[40];
     int n = 0;
     argv[n++] = NULL; /* the program */
+    argv[n++] = "help";
+    argv[n++] = "--parse-only";
+    argv[n++] = "--";
     char *save = NULL;
     char *w = strtok_r(buf, " ", &save);
     if (w == NULL || strcmp(w, "scrollcase") != 0)
@@ -817,8 +821,6 @@ static int remedy_parses(const char *remedy)
             w = "signer";
         argv[n++] = w;
     }
-    /* --help makes the parser check every word and run nothing */
-    argv[n++] = "--help";
     argv[n] = NULL;
     return run_cli(argv);
 }
