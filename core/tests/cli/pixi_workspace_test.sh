@@ -118,6 +118,7 @@ check v2-scroll-refused 1 "${S[@]}" scroll check "$linux"
 expect_in v2-scroll-code "$tmp/out" "error[deprecated-schema-version]"
 
 # ---- migrate: the scrolls and their inventories ----------------------------
+cp "$ex/linux-x86_64-cpu/conda-licenses.json" "$tmp/inventory-v2.json"
 check migrate-dry-run 0 "${S[@]}" migrate "$box" --dry-run --json
 expect_in dry-run-lists-inventory "$tmp/out" "examples/$box/linux-x86_64-cpu/conda-licenses.json"
 expect_in dry-run-wrote-nothing "$ex/linux-x86_64-cpu/conda-licenses.json" '"dependencyLockSha256"'
@@ -130,6 +131,15 @@ for t in $targets; do
 done
 check migrate-again 0 "${S[@]}" migrate "$box"
 expect_in migrate-idempotent "$tmp/out" "nothing to migrate"
+# A schema-2 inventory beside v3 scrolls: audit refuses it by name with the
+# way out, and migrate converts it alone.
+cp "$tmp/inventory-v2.json" "$ex/linux-x86_64-cpu/conda-licenses.json"
+check audit-v2-inventory 1 "${S[@]}" audit "$linux"
+expect_in audit-v2-inventory-code "$tmp/err" "error[deprecated-schema-version]"
+expect_in audit-v2-inventory-remedy "$tmp/err" "scrollcase migrate REF"
+check migrate-inventory-alone 0 "${S[@]}" migrate "$linux"
+expect_in migrate-inventory-alone-line "$tmp/out" "migrated licence inventory"
+expect_not_in migrate-inventory-alone-scrolls "$tmp/out" "scroll.json"
 expect git-commit-migrated commit migrated
 
 # ---- scroll check ------------------------------------------------------------
