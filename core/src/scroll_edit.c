@@ -29,7 +29,7 @@
 #include "scrollcase/scroll.h"
 #include "scrollcase/strbuf.h"
 #include "scrollcase/target.h"
-#include "scrollcase/toml_subset.h"
+#include "scrollcase/toml.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
