@@ -119,7 +119,7 @@ static sc_code run_gate(const char *program, char *const *argv, char *const *env
     spec.stdout_fd = out_fd;
     spec.stderr_fd = err_fd;
     spec.timeout_seconds = timeout;
-    spec.forward_signals = 1;
+    spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
     spec.own_process_group = 1;
     sc_process_result res;
     memset(&res, 0, sizeof res);
