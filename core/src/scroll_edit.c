@@ -14,6 +14,7 @@
 #include "scrollcase/scroll_edit.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -886,22 +887,31 @@ typedef struct text_edit {
 } text_edit;
 
 typedef struct edit_list {
-    text_edit e[64];
-    size_t n;
+    text_edit *e;
+    size_t n, cap;
 } edit_list;
 
 static void edit_list_free(edit_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->e[i].with);
-    l->n = 0;
+    free(l->e);
+    memset(l, 0, sizeof *l);
 }
 
 static int edit_push(edit_list *l, size_t start, size_t end, const char *with)
 {
-    if (l->n == sizeof l->e / sizeof l->e[0])
-        return -1;
-    char *w = strdup(with ? with : "");
+    if (with == NULL)
+        return -1; /* a failed sc_strbuf_printf below */
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 8;
+        text_edit *ne = realloc(l->e, nc * sizeof *ne);
+        if (ne == NULL)
+            return -1;
+        l->e = ne;
+        l->cap = nc;
+    }
+    char *w = strdup(with);
     if (w == NULL)
         return -1;
     l->e[l->n].start = start;
@@ -917,6 +927,23 @@ static int edit_cmp(const void *a, const void *b)
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     return x->end < y->end ? -1 : x->end > y->end; /* an insertion before a removal there */
+}
+
+/* fmt printed into b (emptied first); NULL when that fails. */
+static const char *text_of(sc_strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static const char *text_of(sc_strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sc_strbuf_truncate(b, 0);
+    sc_code rc = sc_strbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+    return rc == SC_OK ? b->p : NULL;
 }
 
 /* The first byte of the line that holds pos. */
@@ -967,12 +994,11 @@ static sc_code dep_edit(const char *path, const char *text, size_t len, const ch
     sc_code rc = sc_toml_read(text, len, path, &doc, err);
     if (rc != SC_OK)
         return rc;
-    char quoted[300];
-    snprintf(quoted, sizeof quoted, "\"%s\"", spec ? spec : "");
-    char line_new[600];
+    sc_strbuf qb = SC_STRBUF_INIT, nb = SC_STRBUF_INIT;
+    int bad = sc_strbuf_printf(&qb, "\"%s\"", spec ? spec : "") != SC_OK;
+    const char *quoted = qb.p ? qb.p : "";
     edit_list l;
-    l.n = 0;
-    int bad = 0;
+    memset(&l, 0, sizeof l);
     const sc_toml *deps = sc_toml_get(doc, "dependencies");
     const sc_toml *m = deps ? sc_toml_get(deps, name) : NULL;
     *found = m != NULL;
@@ -981,29 +1007,28 @@ static sc_code dep_edit(const char *path, const char *text, size_t len, const ch
                           path);
     } else if (m != NULL && m->origin == SC_TOML_VALUE) {
         if (spec != NULL) {
-            bad = edit_push(&l, m->value.start, m->value.end, quoted);
+            bad = bad || edit_push(&l, m->value.start, m->value.end, quoted);
         } else if (deps->origin == SC_TOML_VALUE) {
             /* inside an inline table: the entry and one comma beside it */
             const sc_toml *prev = NULL;
             for (const sc_toml *c = deps->child; c != NULL && c != m; c = c->next)
                 prev = c;
             if (m->next != NULL)
-                bad = edit_push(&l, m->entry.start, m->next->entry.start, "");
+                bad = bad || edit_push(&l, m->entry.start, m->next->entry.start, "");
             else if (prev != NULL)
-                bad = edit_push(&l, prev->entry.end, m->entry.end, "");
+                bad = bad || edit_push(&l, prev->entry.end, m->entry.end, "");
             else
-                bad = edit_push(&l, m->entry.start, m->entry.end, "");
+                bad = bad || edit_push(&l, m->entry.start, m->entry.end, "");
         } else {
-            bad = edit_push(&l, line_start(text, m->entry.start), m->line_end, "");
+            bad = bad || edit_push(&l, line_start(text, m->entry.start), m->line_end, "");
         }
     } else if (m != NULL && m->origin == SC_TOML_DOTTED && deps->origin != SC_TOML_VALUE) {
         /* `name.version = ...` lines: all of them go; a new line takes the first one's place */
         size_t first = (size_t)-1;
-        bad = statement_lines(text, m, &l, &first);
+        bad = bad || statement_lines(text, m, &l, &first);
         if (!bad && spec != NULL) {
-            snprintf(line_new, sizeof line_new, "%s%s = %s\n",
-                     deps->origin == SC_TOML_DOTTED ? "dependencies." : "", name, quoted);
-            bad = edit_push(&l, first, first, line_new);
+            const char *pre = deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
+            bad = edit_push(&l, first, first, text_of(&nb, "%s%s = %s\n", pre, name, quoted));
         }
     } else if (m != NULL) {
         rc = by_hand(path, "the dependency is written as a table:", name, err);
@@ -1011,27 +1036,29 @@ static sc_code dep_edit(const char *path, const char *text, size_t len, const ch
         /* nothing to remove */
     } else if (deps != NULL && deps->origin == SC_TOML_VALUE) {
         if (deps->last != NULL) {
-            snprintf(line_new, sizeof line_new, ", %s = %s", name, quoted);
-            bad = edit_push(&l, deps->last->entry.end, deps->last->entry.end, line_new);
+            size_t at = deps->last->entry.end;
+            bad = bad || edit_push(&l, at, at, text_of(&nb, ", %s = %s", name, quoted));
         } else {
-            snprintf(line_new, sizeof line_new, " %s = %s ", name, quoted);
-            bad = edit_push(&l, deps->value.end - 1, deps->value.end - 1, line_new);
+            size_t at = deps->value.end - 1; /* before the } */
+            bad = bad || edit_push(&l, at, at, text_of(&nb, " %s = %s ", name, quoted));
         }
     } else if (deps != NULL &&
                (deps->origin == SC_TOML_HEADER || deps->origin == SC_TOML_DOTTED)) {
         size_t at = deps->body_end;
-        snprintf(line_new, sizeof line_new, "%s%s%s = %s\n",
-                 at > 0 && text[at - 1] != '\n' ? "\n" : "",
-                 deps->origin == SC_TOML_DOTTED ? "dependencies." : "", name, quoted);
-        bad = edit_push(&l, at, at, line_new);
+        const char *nl = at > 0 && text[at - 1] != '\n' ? "\n" : "";
+        const char *pre = deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
+        bad = bad || edit_push(&l, at, at, text_of(&nb, "%s%s%s = %s\n", nl, pre, name, quoted));
     } else {
         /* no [dependencies] yet (or only [dependencies.x] tables): a new section at the end */
-        snprintf(line_new, sizeof line_new, "%s%s[dependencies]\n%s = %s\n",
-                 len > 0 && text[len - 1] != '\n' ? "\n" : "", len > 0 ? "\n" : "", name,
-                 quoted);
-        bad = edit_push(&l, len, len, line_new);
+        const char *nl = len > 0 && text[len - 1] != '\n' ? "\n" : "";
+        const char *gap = len > 0 ? "\n" : "";
+        bad = bad || edit_push(&l, len, len,
+                               text_of(&nb, "%s%s[dependencies]\n%s = %s\n", nl, gap, name,
+                                       quoted));
     }
     sc_toml_free(doc);
+    sc_strbuf_free(&qb);
+    sc_strbuf_free(&nb);
     if (rc == SC_OK && bad)
         rc = oom(err);
     if (rc != SC_OK) {
