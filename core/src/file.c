@@ -29,6 +29,83 @@
 #define O_DIRECTORY 0
 #endif
 
+static const char *kind_text(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISSOCK(m))
+        return "a socket";
+    if (S_ISCHR(m) || S_ISBLK(m))
+        return "a device";
+    if (S_ISLNK(m))
+        return "a link";
+    return "not a regular file";
+}
+
+sc_code sc_file_open_regular(const char *path, unsigned flags, int *fdp, struct stat *stp,
+                             sc_file_kind *kind, sc_error *err)
+{
+    sc_file_kind k_ignored;
+    if (kind == NULL)
+        kind = &k_ignored;
+    *kind = SC_FILE_UNREADABLE;
+    if (fdp != NULL)
+        *fdp = -1;
+    if (path == NULL || fdp == NULL)
+        return sc_error_set(err, SC_E_USAGE, path, "sc_file_open_regular: no path or no output");
+    int oflags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+    if (flags & SC_FILE_NOFOLLOW)
+        oflags |= O_NOFOLLOW;
+    int fd;
+    do
+        fd = open(path, oflags);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int e = errno;
+        /* ELOOP when following links: a cycle names no file either. */
+        if (e == ENOENT || e == ENOTDIR || (e == ELOOP && !(flags & SC_FILE_NOFOLLOW))) {
+            *kind = SC_FILE_MISSING;
+            return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path, strerror(e));
+        }
+        /* ENXIO: a socket (or a FIFO without a reader, for writing);
+         * ELOOP with O_NOFOLLOW: the last component is a link. */
+        if (e == ENXIO || ((flags & SC_FILE_NOFOLLOW) && e == ELOOP)) {
+            struct stat lst;
+            if (lstat(path, &lst) == 0 && !S_ISREG(lst.st_mode)) {
+                *kind = SC_FILE_NOT_REGULAR;
+                return sc_error_set(err, SC_E_IO, path, "cannot read %s: it is %s", path,
+                                    kind_text(lst.st_mode));
+            }
+        }
+        return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return sc_error_set(err, SC_E_IO, path, "cannot stat %s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        *kind = SC_FILE_NOT_REGULAR;
+        return sc_error_set(err, SC_E_IO, path, "cannot read %s: it is %s, not a regular file",
+                            path, kind_text(st.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(fd);
+        return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path, strerror(e));
+    }
+    if (stp != NULL)
+        *stp = st;
+    *kind = SC_FILE_REGULAR;
+    *fdp = fd;
+    return SC_OK;
+}
+
 sc_code sc_file_read(const char *path, char **bytes, size_t *len,
                      int *missing, sc_error *err)
 {
@@ -42,35 +119,19 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
         return sc_error_set(err, SC_E_USAGE, path, "sc_file_read: no path or no output");
 
     int fd;
-    do
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        int e = errno;
-        /* ENOTDIR: a leading component is a file, so this path names
-         * nothing ("a/scroll.json/x") — as missing as ENOENT. */
-        if ((e == ENOENT || e == ENOTDIR) && missing != NULL)
-            *missing = 1;
-        return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path,
-                            strerror(e));
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return sc_error_set(err, SC_E_IO, path, "cannot stat %s: %s", path,
-                            strerror(e));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return sc_error_set(err, SC_E_IO, path, "cannot read %s: %s", path,
-                            strerror(EISDIR));
+    sc_file_kind kind;
+    sc_code oc = sc_file_open_regular(path, 0, &fd, &st, &kind, err);
+    if (oc != SC_OK) {
+        if (kind == SC_FILE_MISSING && missing != NULL)
+            *missing = 1;
+        return oc;
     }
 
-    /* Start from the size fstat reports but do not trust it (pipes, /proc,
-     * a file that grows while we read). */
+    /* Start from the size fstat reports but do not trust it (/proc, a file
+     * that grows while we read). */
     size_t cap = 4096;
-    if (S_ISREG(st.st_mode) && st.st_size > 0 &&
+    if (st.st_size > 0 &&
         (uintmax_t)st.st_size < (uintmax_t)SC_FILE_READ_MAX)
         cap = (size_t)st.st_size + 2; /* +1 to see EOF, +1 for NUL */
     char *buf = malloc(cap);

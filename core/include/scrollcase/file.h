@@ -11,6 +11,7 @@
 #define SCROLLCASE_FILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "scrollcase/error.h"
 
@@ -21,10 +22,37 @@ extern "C" {
 /* Largest file sc_file_read accepts (documents and scrolls are small). */
 #define SC_FILE_READ_MAX ((size_t)64 * 1024 * 1024)
 
+/* What sc_file_open_regular found when it did not open a regular file. */
+typedef enum sc_file_kind {
+    SC_FILE_REGULAR = 0,  /* opened */
+    SC_FILE_MISSING,      /* no such file (ENOENT, or ENOTDIR: a leading component is a file) */
+    SC_FILE_NOT_REGULAR,  /* a directory, FIFO, socket, device (or, with
+                             SC_FILE_NOFOLLOW, a link) */
+    SC_FILE_UNREADABLE    /* any other failure (permission, I/O) */
+} sc_file_kind;
+
+/* sc_file_open_regular flags. */
+#define SC_FILE_NOFOLLOW 1u /* a link as the last component is refused */
+
+/*
+ * The one way a file named by a path is opened for reading: O_RDONLY |
+ * O_CLOEXEC | O_NONBLOCK (so that opening a FIFO never waits for a writer),
+ * O_NOFOLLOW with SC_FILE_NOFOLLOW; then fstat of the descriptor, and only a
+ * regular file is kept (O_NONBLOCK is cleared again).  On success *fd is the
+ * open descriptor (caller closes), *st (if not NULL) its fstat.  Otherwise
+ * *fd is -1, *kind (if not NULL) says what was found and SC_E_IO is returned
+ * with a message naming path; callers with a code of their own for a
+ * missing or non-regular file (archive-not-found) map *kind to it.
+ */
+sc_code sc_file_open_regular(const char *path, unsigned flags, int *fd, struct stat *st,
+                             sc_file_kind *kind, sc_error *err);
+
 /*
  * Read all of path into a NUL-terminated buffer (caller frees).
  * A missing file is SC_E_IO with err->path = path and the errno text;
  * *missing (if not NULL) is set to 1 when the file does not exist.
+ * Opened with sc_file_open_regular: a directory, FIFO, socket or device is
+ * SC_E_IO ("not a regular file") and never blocks.
  */
 sc_code sc_file_read(const char *path, char **bytes, size_t *len,
                      int *missing, sc_error *err);
