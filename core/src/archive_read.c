@@ -1392,17 +1392,23 @@ static int open_dir_at(int parent, const char *name, int *created)
 }
 
 /*
- * The directories leading to the entry being extracted, each open (walked
- * from the destination with O_NOFOLLOW).  Consecutive entries mostly share
- * their parent, so only the components that differ are closed and opened.
- * A cached directory stays safe: the collision rules refuse any later entry
- * that would put a file or link where a directory was needed.
+ * The directories leading to the entry being extracted (walked from the
+ * destination with O_NOFOLLOW).  Consecutive entries mostly share their
+ * parent, so only the components that differ are closed and opened.  At
+ * most STACK_KEEP + 1 descriptors are open whatever the depth: the first
+ * STACK_KEEP levels and the top; a level in between is re-opened (by its
+ * names, from the nearest open level, O_NOFOLLOW) when the walk comes back
+ * to it, which costs at most the bytes of the entry's own path.  A cached
+ * directory stays safe: the collision rules refuse any later entry that
+ * would put a file or link where a directory was needed.
  */
+#define STACK_KEEP 16
+
 typedef struct dirstack {
     int root;
     char *path;    /* the current parent path (components joined by '/') */
     size_t *ends;  /* ends[i]: end of component i in path */
-    int *fds;      /* fds[i]: component i, open */
+    int *fds;      /* fds[i]: component i, open, or -1 (closed, re-openable) */
     size_t depth;
 } dirstack;
 
@@ -1411,10 +1417,37 @@ static int stack_top(const dirstack *st)
     return st->depth ? st->fds[st->depth - 1] : st->root;
 }
 
-static void stack_pop_to(dirstack *st, size_t k)
+/* Pop to k levels and make the new top open again; 0 or -1 (errno). */
+static int stack_pop_to(dirstack *st, size_t k)
 {
-    while (st->depth > k)
-        close(st->fds[--st->depth]);
+    while (st->depth > k) {
+        int fd = st->fds[--st->depth];
+        if (fd >= 0)
+            close(fd);
+    }
+    if (k == 0 || st->fds[k - 1] >= 0)
+        return 0;
+    size_t j = k - 1;
+    while (j > 0 && st->fds[j - 1] < 0)
+        j--;
+    /* levels j..k-1 are closed; j-1 (or the root) is open */
+    for (size_t i = j; i < k; i++) {
+        size_t from = i ? st->ends[i - 1] + 1 : 0;
+        size_t end = st->ends[i];
+        char saved = st->path[end];
+        st->path[end] = '\0';
+        int parent = i ? st->fds[i - 1] : st->root;
+        int fd = openat(parent, st->path + from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        st->path[end] = saved;
+        if (fd < 0)
+            return -1;
+        st->fds[i] = fd;
+        if (i > j && i - 1 >= STACK_KEEP) {
+            close(st->fds[i - 1]);
+            st->fds[i - 1] = -1;
+        }
+    }
+    return 0;
 }
 
 /* Make the stack hold the parent directories of path (parent_len bytes). */
@@ -1430,7 +1463,8 @@ static sc_code stack_enter(dirstack *st, const char *dir, const sc_zip_entry *e,
             break;
         k++;
     }
-    stack_pop_to(st, k);
+    if (stack_pop_to(st, k) != 0)
+        return io_fail(err, dir, e->path, "open its directory");
     size_t pos = k ? st->ends[k - 1] + 1 : 0;
     while (pos < parent_len) {
         size_t end = pos;
@@ -1443,6 +1477,10 @@ static sc_code stack_enter(dirstack *st, const char *dir, const sc_zip_entry *e,
         if (fd < 0)
             return io_fail(err, dir, e->path, "create its directory");
         st->path[end] = '/';
+        if (st->depth > STACK_KEEP) {
+            close(st->fds[st->depth - 1]);
+            st->fds[st->depth - 1] = -1;
+        }
         st->fds[st->depth] = fd;
         st->ends[st->depth] = end;
         st->depth++;
@@ -1513,7 +1551,7 @@ sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, dir, "out of memory");
     for (size_t i = 0; i < z->count && rc == SC_OK; i++)
         rc = extract_one(z, &st, dir, &z->entries[i], err);
-    stack_pop_to(&st, 0);
+    (void)stack_pop_to(&st, 0);
     close(st.root);
     free(st.path);
     free(st.ends);

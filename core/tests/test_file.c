@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "scrollcase/file.h"
@@ -161,6 +163,139 @@ static void test_open_regular_links(void)
     free(dir);
 }
 
+/* ---- deep trees ------------------------------------------------------------------------ */
+
+#define DEEP 10000
+
+/* DEEP nested directories "d" under dir, a file "leaf" at the bottom and a
+ * file "top" beside the first; made with openat, so no path is ever long. */
+static void make_deep(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    CU_ASSERT_FATAL(fd >= 0);
+    int t = openat(fd, "top", O_WRONLY | O_CREAT | O_EXCL, 0644);
+    CU_ASSERT_FATAL(t >= 0);
+    close(t);
+    for (int i = 0; i < DEEP; i++) {
+        CU_ASSERT_EQUAL_FATAL(mkdirat(fd, "d", 0755), 0);
+        int next = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+        CU_ASSERT_FATAL(next >= 0);
+        close(fd);
+        fd = next;
+    }
+    int leaf = openat(fd, "leaf", O_WRONLY | O_CREAT | O_EXCL, 0644);
+    CU_ASSERT_FATAL(leaf >= 0);
+    CU_ASSERT_EQUAL(write(leaf, "x", 1), 1);
+    close(leaf);
+    close(fd);
+}
+
+typedef struct walk_count {
+    size_t files, dirs, posts, max_depth, leaf_len;
+    char last_pre[8];
+} walk_count;
+
+static sc_code count_one(void *ctx, const sc_walk_entry *e, int *skip, sc_error *err)
+{
+    (void)skip;
+    (void)err;
+    walk_count *c = ctx;
+    if (e->post) {
+        c->posts++;
+        return SC_OK;
+    }
+    if (e->depth > c->max_depth)
+        c->max_depth = e->depth;
+    if (S_ISDIR(e->st->st_mode))
+        c->dirs++;
+    else
+        c->files++;
+    if (strcmp(e->name, "leaf") == 0)
+        c->leaf_len = e->path_len;
+    if (e->depth == 1)
+        snprintf(c->last_pre, sizeof c->last_pre, "%s", e->name);
+    return SC_OK;
+}
+
+/* In a child process with at most 64 descriptors: walk, then remove. */
+static void test_walk_and_remove_a_10000_deep_tree_with_64_descriptors(void)
+{
+    char *dir = sc_test_tmpdir();
+    char *tree = join(dir, "tree");
+    CU_ASSERT_EQUAL_FATAL(mkdir(tree, 0755), 0);
+    make_deep(tree);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = {64, 64};
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            _exit(10);
+        walk_count c;
+        memset(&c, 0, sizeof c);
+        sc_error err;
+        if (sc_file_walk(tree, SC_WALK_SORTED | SC_WALK_POST, count_one, &c, &err) != SC_OK) {
+            fprintf(stderr, "walk: %s\n", err.message);
+            _exit(11);
+        }
+        /* top, DEEP directories, leaf; "d" before "top" (byte order) */
+        if (c.files != 2 || c.dirs != DEEP || c.posts != DEEP || c.max_depth != DEEP + 1 ||
+            c.leaf_len != 2 * DEEP + 4 || strcmp(c.last_pre, "top") != 0)
+            _exit(12);
+        if (sc_file_remove_tree(tree, &err) != SC_OK) {
+            fprintf(stderr, "remove: %s\n", err.message);
+            _exit(13);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+    CU_ASSERT_TRUE(WIFEXITED(status));
+    CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(lstat(tree, &st), 0); /* gone */
+    if (WEXITSTATUS(status) != 0) {
+        /* the old remover gave up past depth 200: clean up for the next test */
+        int fd = open(dir, O_RDONLY | O_DIRECTORY);
+        (void)sc_file_remove_at(fd, "tree");
+        close(fd);
+    }
+    free(tree);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+/* The walker never follows a link and can skip a directory. */
+static sc_code skip_b(void *ctx, const sc_walk_entry *e, int *skip, sc_error *err)
+{
+    (void)err;
+    size_t *n = ctx;
+    if (strcmp(e->name, "b") == 0)
+        *skip = 1;
+    (*n)++;
+    return strstr(e->path, "outside") && strcmp(e->name, "out") != 0 ? SC_E_IO : SC_OK;
+}
+
+static void test_walk_skips_and_never_follows_links(void)
+{
+    char *outside = sc_test_tmpdir();
+    sc_test_write(outside, "x/y.txt", "y\n");
+    char *root = sc_test_tmpdir();
+    sc_test_write(root, "a/f.txt", "f\n");
+    sc_test_write(root, "b/g.txt", "g\n");
+    char *link = join(root, "out");
+    CU_ASSERT_EQUAL_FATAL(symlink(outside, link), 0);
+    size_t n = 0;
+    sc_error err;
+    /* a, a/f.txt, b (skipped: not b/g.txt), out (a link, not entered) */
+    SC_EXPECT_CODE(sc_file_walk(root, SC_WALK_SORTED, skip_b, &n, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(n, 4);
+    free(link);
+    sc_test_rmtree(root);
+    sc_test_rmtree(outside);
+    free(root);
+    free(outside);
+}
+
 void register_file_tests(void)
 {
     CU_pSuite s = CU_add_suite("file_hostile", NULL, NULL);
@@ -171,4 +306,6 @@ void register_file_tests(void)
     SC_ADD_TEST(s, test_open_regular_refuses_a_device);
     SC_ADD_TEST(s, test_open_regular_refuses_a_directory);
     SC_ADD_TEST(s, test_open_regular_links);
+    SC_ADD_TEST(s, test_walk_and_remove_a_10000_deep_tree_with_64_descriptors);
+    SC_ADD_TEST(s, test_walk_skips_and_never_follows_links);
 }

@@ -81,14 +81,51 @@ int sc_is_file(const char *path);
 
 /*
  * Remove path and everything below it without following a link (a link is
- * unlinked, never entered).  A missing path is success.  Made of system
- * calls only (no allocation), so a signal handler that is about to end the
- * process may call sc_file_remove_at.  Deeper than 200 levels -> failure.
+ * unlinked, never entered).  A missing path is success.  Any depth, any
+ * path length: iterative, one directory open at a time (openat, and
+ * openat(fd, "..") on the way back, checked against the device and inode
+ * entered for the nearest 64 levels).  Made of system calls only (no
+ * allocation), so a signal handler that is about to end the process may call
+ * sc_file_remove_at.
  */
 sc_code sc_file_remove_tree(const char *path, sc_error *err);
 /* The same for name under the directory descriptor parent (AT_FDCWD for a
  * path); 0 or -1 with errno set. */
 int sc_file_remove_at(int parent, const char *name);
+
+/* ---- the tree walker --------------------------------------------------- */
+
+/* One entry the walker visits. */
+typedef struct sc_walk_entry {
+    const char *path;      /* relative to the root, '/'-joined, NUL-terminated */
+    size_t path_len;
+    const char *name;      /* the last segment (points into path) */
+    int dirfd;             /* the directory holding it, open during the call */
+    const struct stat *st; /* its lstat */
+    size_t depth;          /* 1 for the root's own entries */
+    int post;              /* 1: a directory, called again after its contents */
+} sc_walk_entry;
+
+/*
+ * Called for every entry.  Returning an error stops the walk with it; for a
+ * directory (post 0), setting *skip keeps the walker out of it.
+ */
+typedef sc_code (*sc_walk_fn)(void *ctx, const sc_walk_entry *e, int *skip, sc_error *err);
+
+#define SC_WALK_SORTED 1u /* each directory's names in byte order (else as listed) */
+#define SC_WALK_POST 2u   /* call again for each directory after its contents */
+
+/*
+ * Walk everything below the directory root, depth first, never following a
+ * link: iterative (no depth limit, no recursion), every entry reached with
+ * openat/fstatat from its own directory (no PATH_MAX), and at most two
+ * descriptors open at a time: the way back up is openat(fd, "..") checked
+ * against the device and inode of the directory entered.  An entry that
+ * vanishes between listing and fstatat is skipped.  Failures: SC_E_IO naming
+ * the path (a directory that cannot be read or changed while walked), or
+ * the callback's code.
+ */
+sc_code sc_file_walk(const char *root, unsigned flags, sc_walk_fn fn, void *ctx, sc_error *err);
 
 #ifdef __cplusplus
 }
