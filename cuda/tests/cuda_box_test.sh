@@ -38,14 +38,18 @@ has_gpu() { "$sc" gpu probe >/dev/null 2>&1; }
 # this host's toolkit (fixtures/cuda_prefix.sh --link).
 make_prefix() {
     mkdir -p "$work"
-    local rc=0
-    bash "$src/fixtures/debian_prefix.sh" "$work/debian-prefix" >/dev/null 2>"$tmp/prefix.err" || rc=$?
+    local rc=0 python=${SC_CUDA_BOX_PYTHON_PREFIX:-$work/debian-prefix}
+    # SC_CUDA_BOX_PYTHON_PREFIX: a Debian CPython prefix made elsewhere (ci/gpu
+    # passes the bundle's on a machine without apt).
+    if [[ -z ${SC_CUDA_BOX_PYTHON_PREFIX:-} ]]; then
+        bash "$src/fixtures/debian_prefix.sh" "$python" >/dev/null 2>"$tmp/prefix.err" || rc=$?
+    fi
     if ((rc == 3)); then
         skip "no CPython prefix from Debian's packages can be made here: $(tail -n 1 "$tmp/prefix.err")"
     fi
     ((rc == 0)) || { echo "FAIL prefix: debian_prefix.sh exited $rc"; cat "$tmp/prefix.err"; exit 1; }
     rc=0
-    prefix=$(bash "$src/fixtures/cuda_prefix.sh" --link --python-prefix "$work/debian-prefix" \
+    prefix=$(bash "$src/fixtures/cuda_prefix.sh" --link --python-prefix "$python" \
         "$work/cuda-prefix" 2>"$tmp/prefix.err") || rc=$?
     ((rc == 3)) && skip "$(tail -n 1 "$tmp/prefix.err")"
     ((rc == 0)) || { echo "FAIL prefix: cuda_prefix.sh exited $rc"; cat "$tmp/prefix.err"; exit 1; }
@@ -63,6 +67,7 @@ box() {
     local name=$1 want=$2 visible=$3
     shift 3
     local envv=(env -i PATH=/usr/bin:/bin LC_ALL=C PYTHONDONTWRITEBYTECODE=1)
+    [[ -n ${LD_LIBRARY_PATH:-} ]] && envv+=("LD_LIBRARY_PATH=$LD_LIBRARY_PATH")
     [[ $visible != - ]] && envv+=("CUDA_VISIBLE_DEVICES=$visible")
     check "$name" "$want" bash -c 'cd "$1" && shift && exec "$@"' _ "$payload" "${envv[@]}" "$py" "$@"
 }
