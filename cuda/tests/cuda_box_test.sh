@@ -86,7 +86,14 @@ scroll)
     check effective 0 "$sc" --project-root "$ws" scroll check "$ref" --json
     expect_in target-cuda "$tmp/out" '"cudaVersion": "13.0"'
     expect_in min-driver "$tmp/out" '"minNvidiaDriverVersion": "580.65.06"'
-    expect_in parity-cpu-cuda "$tmp/out" '"cpu",'
+    expect parity-cpu-cuda /usr/bin/python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["scrolls"][0]["scroll"]
+p = s["parity"]
+assert p["accelerators"] == ["cpu", "cuda"], p
+assert p["tolerances"] == {"absolute": 0.0001, "minimumCosine": 0.99999}, p
+assert "cuda_box.selftest" in s["selfTest"]["imports"], s["selfTest"]
+' "$tmp/out"
     rc=0
     /usr/bin/python3 "$src/fixtures/cuda_box_lock.py" --check "$scroll_dir/pixi.lock" 2>"$tmp/lock.err" || rc=$?
     if ((rc == 3)); then
