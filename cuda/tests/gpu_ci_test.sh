@@ -38,7 +38,7 @@ if ((rc == 3)); then
 fi
 ((rc == 0)) || { echo "FAIL prefix"; cat "$tmp/prefix.err"; exit 1; }
 reason=$("$sc" gpu probe --json 2>/dev/null | /usr/bin/python3 -c \
-    'import json,sys; d=json.load(sys.stdin); print("gpu probe: %s, %s" % (d["status"], d["reason"]))')
+    'import json,sys; d=json.load(sys.stdin); g=d.get("gpu", d); print("gpu probe: %s, %s" % (g["status"], g["reason"]))')
 
 # evidence NAME DIR PROGRAMS: what a GPU-less run leaves behind.
 evidence() {
