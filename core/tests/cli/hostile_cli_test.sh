@@ -90,6 +90,32 @@ check sign-private-key-fifo 1 T "$sc" --keys-dir "$tmp/fifokeys" sign "$tmp/rele
     --out "$tmp/signed-fifo.json"
 expect "sign-private-key-fifo-nothing" test ! -e "$tmp/signed-fifo.json"
 
+# ---- paths that are not UTF-8, with --json (docs/cli.md "Paths in JSON output") ----------
+# refused up front with unsafe-path: nothing installed, exit 1, one JSON document
+# that parses; never invalid-json (which is for input), never exit 0 after an error.
+bad=$tmp/$'d\xff'
+json_ok() { /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d["ok"] is False and d["error"]["code"] == sys.argv[2] else 1)' "$tmp/out" "$1"; }
+check json-prepare-non-utf8 1 T "$sc" prepare "$rel" "$bad" --trust "$trust" --archive "$zip" --json
+expect_in json-prepare-non-utf8-code "$tmp/err" "error[unsafe-path]"
+expect json-prepare-non-utf8-document json_ok unsafe-path
+expect json-prepare-non-utf8-nothing test ! -e "$bad"
+check prepare-non-utf8-plain 0 T "$sc" prepare "$rel" "$bad" --trust "$trust" --archive "$zip"
+check json-attach-non-utf8 1 T "$sc" attach "$rel" "$bad" --trust "$trust" --json
+expect_in json-attach-non-utf8-code "$tmp/err" "error[unsafe-path]"
+expect json-attach-non-utf8-document json_ok unsafe-path
+check attach-non-utf8-plain 0 T "$sc" attach "$rel" "$bad" --trust "$trust"
+badzip=$tmp/$'z\xfe'.zip
+cp "$zip" "$badzip"
+check json-verify-non-utf8-archive 1 T "$sc" verify "$rel" --trust "$trust" --archive "$badzip" --json
+expect_in json-verify-non-utf8-archive-code "$tmp/err" "error[unsafe-path]"
+expect_not_in json-verify-non-utf8-not-invalid-json "$tmp/err" "invalid-json"
+expect json-verify-non-utf8-document json_ok unsafe-path
+check verify-non-utf8-archive-plain 0 T "$sc" verify "$rel" --trust "$trust" --archive "$badzip"
+# a failure naming a non-UTF-8 path still writes its JSON document (the path quoted)
+check json-verify-non-utf8-missing 1 T "$sc" verify "$bad/nothing.json" --trust "$trust" --json
+expect json-verify-non-utf8-missing-document json_ok unsafe-path
+rm -rf "$bad"
+
 # ---- a 10,000-deep valid tree (issue 14) ---------------------------------------------------
 # Extracted, walked (post-walk, logical size), verified and removed at any
 # depth and path length, with one descriptor per level nowhere: `ulimit -n 64`.
