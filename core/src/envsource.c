@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "scrollcase/copy.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
@@ -127,31 +128,8 @@ static sc_code copy_file(const char *src, const char *dst, unsigned mode, int fo
         close(in);
         return c;
     }
-    char buf[65536];
-    sc_code c = SC_OK;
-    for (;;) {
-        ssize_t r = read(in, buf, sizeof buf);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            c = io_fail(err, src, "cannot read");
-            break;
-        }
-        if (r == 0)
-            break;
-        for (ssize_t off = 0; off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0) {
-                if (errno == EINTR)
-                    continue;
-                c = io_fail(err, dst, "cannot write");
-                break;
-            }
-            off += w;
-        }
-        if (c != SC_OK)
-            break;
-    }
+    /* A reflink or an in-kernel copy where the file systems allow. */
+    sc_code c = sc_copy_fd(in, out, src, dst, err);
     if (c == SC_OK && fchmod(out, (mode_t)(mode & 0777)) != 0)
         c = io_fail(err, dst, "cannot set the mode of");
     close(in);

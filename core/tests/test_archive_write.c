@@ -9,12 +9,16 @@
  * model fixtures/zipfmt.py.  The > 4 GiB entry test is skipped (visibly) when
  * SC_SKIP_LARGE_TESTS is set, as under valgrind.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "harness.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +30,9 @@
 #include <zlib.h>
 
 #include "scrollcase/archive_write.h"
+#include "scrollcase/copy.h"
+#include "scrollcase/file.h"
+#include "scrollcase/jobs.h"
 #include "scrollcase/digest.h"
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -654,6 +661,70 @@ static void test_known_crc_is_checked_while_a_stored_source_is_copied(void)
     free(plain.p);
     free(d);
     free(src);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+static void test_jobs_follow_the_affinity_mask(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof set, &set), 0);
+    unsigned want = (unsigned)CPU_COUNT(&set);
+    CU_ASSERT_EQUAL(sc_jobs_available(), want > SC_JOBS_MAX ? SC_JOBS_MAX : want);
+    CU_ASSERT_EQUAL(sc_jobs_resolve(0), sc_jobs_available());
+    CU_ASSERT_EQUAL(sc_jobs_resolve(3), 3u);
+    CU_ASSERT_EQUAL(sc_jobs_resolve(100000), SC_JOBS_MAX);
+    /* Narrowed to one CPU, the count follows. */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    CU_ASSERT_EQUAL_FATAL(sched_setaffinity(0, sizeof one, &one), 0);
+    CU_ASSERT_EQUAL(sc_jobs_available(), 1u);
+    CU_ASSERT_EQUAL(sched_setaffinity(0, sizeof set, &set), 0);
+}
+
+static void test_copy_fd_copies_every_byte_from_a_file_or_a_pipe(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    size_t len = (3u << 20) + 17;
+    unsigned char *d = lcg_bytes(len, 11, 0xFF);
+    char *src = join2(dir, "src"), *dst = join2(dir, "dst"), *dst2 = join2(dir, "dst2");
+    put_file(src, d, len);
+    int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    CU_ASSERT_FATAL(in >= 0 && out >= 0);
+    sc_error err;
+    SC_EXPECT_CODE(sc_copy_fd(in, out, src, dst, &err), SC_OK, &err);
+    close(in);
+    close(out);
+    size_t got = 0;
+    char *back = NULL;
+    CU_ASSERT_EQUAL_FATAL(sc_file_read(dst, &back, &got, NULL, &err), SC_OK);
+    CU_ASSERT(got == len && memcmp(back, d, len) == 0);
+    free(back);
+    /* From a pipe: no in-kernel copy is possible, the buffer path copies. */
+    int p[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+    static const char msg[] = "through a pipe";
+    CU_ASSERT_EQUAL(write(p[1], msg, sizeof msg - 1), (ssize_t)(sizeof msg - 1));
+    close(p[1]);
+    out = open(dst2, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    CU_ASSERT_FATAL(out >= 0);
+    SC_EXPECT_CODE(sc_copy_fd(p[0], out, "pipe", dst2, &err), SC_OK, &err);
+    close(p[0]);
+    close(out);
+    CU_ASSERT_EQUAL_FATAL(sc_file_read(dst2, &back, &got, NULL, &err), SC_OK);
+    CU_ASSERT(got == sizeof msg - 1 && memcmp(back, msg, got) == 0);
+    free(back);
+    free(d);
+    free(src);
+    free(dst);
+    free(dst2);
     sc_test_rmtree(dir);
     free(dir);
 }
@@ -1294,6 +1365,8 @@ void register_archive_write_tests(void)
     SC_ADD_TEST(s, test_probe_of_the_first_mib_decides_a_large_file);
     SC_ADD_TEST(s, test_bytes_do_not_depend_on_the_worker_count);
     SC_ADD_TEST(s, test_known_crc_is_checked_while_a_stored_source_is_copied);
+    SC_ADD_TEST(s, test_jobs_follow_the_affinity_mask);
+    SC_ADD_TEST(s, test_copy_fd_copies_every_byte_from_a_file_or_a_pipe);
     SC_ADD_TEST(s, test_duplicate_path_is_a_collision);
     SC_ADD_TEST(s, test_paths_equal_under_ascii_case_folding_collide);
     SC_ADD_TEST(s, test_non_ascii_case_is_not_folded);
