@@ -91,6 +91,7 @@ typedef struct build_ctx {
     int have_tools;
     sc_env_map host;
     sc_payload_list after; /* the payload collected after the gates (with CRCs) */
+    sc_payload_list env_list; /* the copied prefix as hashed (paths under the venv) */
 } build_ctx;
 
 static void progress(const build_ctx *b, const char *step, const char *detail)
@@ -539,7 +540,8 @@ static sc_code step_environment(build_ctx *b, sc_error *err)
     int bad = e == NULL;
     if (prefix != NULL) {
         progress(b, "environment", prefix);
-        c = sc_envsource_copy_prefix(prefix, venv, &b->s->target, b->prefix_digest, err);
+        c = sc_envsource_copy_prefix_keep(prefix, venv, &b->s->target, b->prefix_digest,
+                                          &b->env_list, err);
         if (c == SC_OK && !bad)
             bad = put(e, "source", sc_json_new_string("prefix")) ||
                   put(e, "prefixDigest", sc_json_new_string(b->prefix_digest));
@@ -838,7 +840,10 @@ static sc_code step_gates(build_ctx *b, char digest[65], sc_error *err)
     progress(b, "digest", b->payload_dir);
     sc_payload_list before = {0};
     sc_json *st = NULL, *parity = NULL, *host = NULL;
-    sc_code c = sc_gate_payload_snapshot_with(b->payload_dir, b->o->jobs, &before, digest, err);
+    sc_code c = sc_gate_payload_snapshot_with(b->payload_dir, b->o->jobs, &b->env_list,
+                                              sc_target_payload_root(&b->s->target), &before,
+                                              digest, err);
+    sc_payload_list_free(&b->env_list);
     if (c == SC_OK) {
         progress(b, "self-test", sc_target_python_entry_point(&b->s->target));
         c = sc_gate_self_test(b->payload_dir, b->eff, &b->s->target, b->o->workspace->root,
@@ -1231,6 +1236,7 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
     sc_json_free(b.env_provenance);
     sc_json_free(b.gates);
     sc_payload_list_free(&b.after);
+    sc_payload_list_free(&b.env_list);
     return c;
 }
 

@@ -499,14 +499,15 @@ done:
 sc_code sc_gate_payload_snapshot(const char *payload_root, sc_payload_list *before,
                                  char before_hex[65], sc_error *err)
 {
-    return sc_gate_payload_snapshot_with(payload_root, 0, before, before_hex, err);
+    return sc_gate_payload_snapshot_with(payload_root, 0, NULL, NULL, before, before_hex, err);
 }
 
 sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
+                                      const sc_payload_list *env, const char *env_under,
                                       sc_payload_list *before, char before_hex[65],
                                       sc_error *err)
 {
-    sc_payload_options o = {jobs, NULL};
+    sc_payload_options o = {jobs, NULL, env, env_under};
     sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
                                         before, err);
     if (c == SC_OK && (c = sc_payload_digest(before, before_hex, err)) != SC_OK)
@@ -565,7 +566,7 @@ sc_code sc_gate_payload_recheck(const char *payload_root, const sc_payload_list 
                                 unsigned jobs, sc_payload_list *after, sc_error *err)
 {
     memset(after, 0, sizeof *after);
-    sc_payload_options o = {jobs, before};
+    sc_payload_options o = {jobs, before, NULL, NULL};
     sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
                                         after, err);
     if (c == SC_OK)

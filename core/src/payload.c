@@ -542,6 +542,8 @@ typedef struct walker {
     sc_error *err;
     const sc_payload_list *reuse; /* sorted by path; NULL when none */
     unsigned jobs;
+    const sc_payload_list *reuse_sub; /* of root/reuse_under; NULL when none */
+    const char *reuse_under;
 } walker;
 
 /* rel + "/" + name (or name alone at the root). */
@@ -794,12 +796,27 @@ typedef struct hash_worker {
  * more than SC_PAYLOAD_RACY_NS before the record's hashing (a change within
  * the clock's granularity after it could leave them as they were).
  */
+static const sc_payload_entry *reuse_find(const walker *w, const sc_payload_entry *e)
+{
+    const sc_payload_entry *r = NULL;
+    if (w->reuse != NULL && w->reuse->count > 0)
+        r = bsearch(e, w->reuse->entries, w->reuse->count, sizeof *e, entry_cmp);
+    if (r != NULL || w->reuse_sub == NULL || w->reuse_sub->count == 0 || w->reuse_under == NULL)
+        return r;
+    size_t ul = strlen(w->reuse_under);
+    if (ul == 0 || e->path_len <= ul + 1 || memcmp(e->path, w->reuse_under, ul) != 0 ||
+        e->path[ul] != '/')
+        return NULL;
+    sc_payload_entry key;
+    memset(&key, 0, sizeof key);
+    key.path = e->path + ul + 1;
+    key.path_len = e->path_len - ul - 1;
+    return bsearch(&key, w->reuse_sub->entries, w->reuse_sub->count, sizeof key, entry_cmp);
+}
+
 static int reuse_digest(const walker *w, sc_payload_entry *e)
 {
-    if (w->reuse == NULL || w->reuse->count == 0)
-        return 0;
-    const sc_payload_entry *r =
-        bsearch(e, w->reuse->entries, w->reuse->count, sizeof *e, entry_cmp);
+    const sc_payload_entry *r = reuse_find(w, e);
     if (r == NULL || r->kind != SC_PAYLOAD_FILE || !r->stamp.valid || r->sha256[0] == '\0')
         return 0;
     if ((w->flags & SC_PAYLOAD_CRC) && !r->has_crc)
@@ -967,7 +984,8 @@ sc_code sc_payload_collect_with(const char *root, unsigned flags, const sc_paylo
                             root);
     sc_payload_list list = {NULL, 0, 0};
     walker w = {root, flags, &list, NULL, 0, 0, err, o != NULL ? o->reuse : NULL,
-                sc_jobs_resolve(o != NULL ? o->jobs : 0)};
+                sc_jobs_resolve(o != NULL ? o->jobs : 0), o != NULL ? o->reuse_sub : NULL,
+                o != NULL ? o->reuse_under : NULL};
     sc_code c = walk_dir(&w, "", 0);
     if (c == SC_OK && (flags & SC_PAYLOAD_HASH))
         c = hash_files(&w);

@@ -918,7 +918,7 @@ static void collect_with_ok(const char *root, unsigned flags, unsigned jobs,
                             const sc_payload_list *reuse, sc_payload_list *l)
 {
     sc_error err;
-    sc_payload_options o = {jobs, reuse};
+    sc_payload_options o = {jobs, reuse, NULL, NULL};
     sc_code c = sc_payload_collect_with(root, flags, &o, l, &err);
     SC_EXPECT_CODE(c, SC_OK, &err);
     CU_ASSERT_FATAL(c == SC_OK);
@@ -976,6 +976,36 @@ static void test_collect_reuses_the_digest_of_a_file_unchanged_since_it_was_hash
     CU_ASSERT_STRING_NOT_EQUAL(find(&again, "model.bin")->sha256, real);
     sc_payload_list_free(&again);
     sc_payload_list_free(&first);
+    sc_test_rmtree(root);
+    free(root);
+}
+
+static void test_collect_reuses_a_subtree_list_under_its_directory(void)
+{
+    /* The environment is hashed where it was copied (root/venv); the
+     * payload's collection reuses those records for venv/..., and only
+     * there. */
+    char *root = sc_test_tmpdir();
+    put(root, "venv/lib/mod.py", "x = 1\n");
+    put(root, "lib/mod.py", "x = 1\n");
+    sleep_ms(SC_PAYLOAD_RACY_NS / 1000000 + 30);
+    char *venv = join(root, "venv");
+    sc_payload_list env = {NULL, 0, 0}, all = {NULL, 0, 0};
+    collect_with_ok(venv, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 1, NULL, &env);
+    sc_payload_entry *e = (sc_payload_entry *)find(&env, "lib/mod.py");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    char real[65];
+    memcpy(real, e->sha256, sizeof real);
+    memcpy(e->sha256, BOGUS, sizeof e->sha256);
+    sc_error err;
+    sc_payload_options o = {1, NULL, &env, "venv"};
+    SC_EXPECT_CODE(sc_payload_collect_with(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o, &all, &err),
+                   SC_OK, &err);
+    CU_ASSERT_STRING_EQUAL(find(&all, "venv/lib/mod.py")->sha256, BOGUS);
+    CU_ASSERT_STRING_EQUAL(find(&all, "lib/mod.py")->sha256, real);
+    sc_payload_list_free(&all);
+    sc_payload_list_free(&env);
+    free(venv);
     sc_test_rmtree(root);
     free(root);
 }
@@ -1520,6 +1550,7 @@ void register_payload_tests(void)
     SC_ADD_TEST(s, test_collect_hashes_every_file_with_two_threads);
     SC_ADD_TEST(s, test_collect_with_crc_records_each_files_crc32);
     SC_ADD_TEST(s, test_collect_reuses_the_digest_of_a_file_unchanged_since_it_was_hashed);
+    SC_ADD_TEST(s, test_collect_reuses_a_subtree_list_under_its_directory);
     SC_ADD_TEST(s, test_collect_rereads_a_file_changed_close_to_its_hashing);
     SC_ADD_TEST(s, test_collect_results_do_not_depend_on_the_job_count);
     SC_ADD_TEST(s, test_collect_root_must_be_a_real_directory);

@@ -116,8 +116,12 @@ sc_code sc_gate_payload_unchanged_list(const char *payload_root, const sc_payloa
 /*
  * sc_gate_payload_snapshot on jobs hashing threads (0: every CPU), with the
  * CRC-32 of every file as well (SC_PAYLOAD_CRC) for the archive writer.
+ * env (may be NULL): the list the environment was hashed into when it was
+ * copied to payload_root/env_under; its unchanged files are not read again
+ * (sc_payload_options.reuse_sub).
  */
 sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
+                                      const sc_payload_list *env, const char *env_under,
                                       sc_payload_list *before, char before_hex[65],
                                       sc_error *err);
 

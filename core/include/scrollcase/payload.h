@@ -75,6 +75,11 @@ typedef struct sc_payload_options {
      * back, so such a file has not changed since (a file changed within the
      * clock's granularity of its hashing is read again). */
     const sc_payload_list *reuse;
+    /* A second reuse list, collected from root/reuse_under (its paths
+     * relative to there), for the entries below that directory: the
+     * environment the builder hashed when it copied it in. */
+    const sc_payload_list *reuse_sub;
+    const char *reuse_under;
 } sc_payload_options;
 #define SC_PAYLOAD_RACY_NS ((int64_t)50 * 1000 * 1000)
 
