@@ -36,6 +36,7 @@
 #include "scrollcase/asset_archive.h"
 #include "scrollcase/audit.h"
 #include "scrollcase/box.h"
+#include "scrollcase/copy.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/download.h"
 #include "scrollcase/envelope.h"
@@ -91,6 +92,8 @@ typedef struct build_ctx {
     sc_pixi_tools tools;
     int have_tools;
     sc_env_map host;
+    sc_payload_list after; /* the payload collected after the gates (with CRCs) */
+    sc_payload_list env_list; /* the copied prefix as hashed (paths under the venv) */
 } build_ctx;
 
 static void progress(const build_ctx *b, const char *step, const char *detail)
@@ -261,31 +264,7 @@ static sc_code copy_file(const char *from, const char *to, unsigned mode, sc_err
         close(in);
         return sc_error_set(err, SC_E_IO, to, "cannot create %s: %s", to, strerror(errno));
     }
-    char buf[65536];
-    sc_code c = SC_OK;
-    for (;;) {
-        ssize_t n = read(in, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            c = sc_error_set(err, SC_E_IO, from, "cannot read %s: %s", from, strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        for (ssize_t w = 0; w < n;) {
-            ssize_t k = write(out, buf + w, (size_t)(n - w));
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k < 0) {
-                c = sc_error_set(err, SC_E_IO, to, "cannot write %s: %s", to, strerror(errno));
-                break;
-            }
-            w += k;
-        }
-        if (c != SC_OK)
-            break;
-    }
+    sc_code c = sc_copy_fd(in, out, from, to, err);
     if (c == SC_OK && fchmod(out, mode) != 0)
         c = sc_error_set(err, SC_E_IO, to, "cannot chmod %s: %s", to, strerror(errno));
     if (close(out) != 0 && c == SC_OK)
@@ -594,7 +573,8 @@ static sc_code step_environment(build_ctx *b, sc_error *err)
     int bad = e == NULL;
     if (prefix != NULL) {
         progress(b, "environment", prefix);
-        c = sc_envsource_copy_prefix(prefix, venv, &b->s->target, b->prefix_digest, err);
+        c = sc_envsource_copy_prefix_keep(prefix, venv, &b->s->target, b->prefix_digest,
+                                          &b->env_list, err);
         if (c == SC_OK && !bad)
             bad = put(e, "source", sc_json_new_string("prefix")) ||
                   put(e, "prefixDigest", sc_json_new_string(b->prefix_digest));
@@ -875,7 +855,10 @@ static sc_code step_gates(build_ctx *b, char digest[65], sc_error *err)
     progress(b, "digest", b->payload_dir);
     sc_payload_list before = {0};
     sc_json *st = NULL, *parity = NULL, *host = NULL;
-    sc_code c = sc_gate_payload_snapshot(b->payload_dir, &before, digest, err);
+    sc_code c = sc_gate_payload_snapshot_with(b->payload_dir, b->o->jobs, &b->env_list,
+                                              sc_target_payload_root(&b->s->target), &before,
+                                              digest, err);
+    sc_payload_list_free(&b->env_list);
     if (c == SC_OK) {
         progress(b, "self-test", sc_target_python_entry_point(&b->s->target));
         c = sc_gate_self_test(b->payload_dir, b->eff, &b->s->target, b->o->workspace->root,
@@ -886,8 +869,10 @@ static sc_code step_gates(build_ctx *b, char digest[65], sc_error *err)
         c = sc_gate_parity(b->payload_dir, b->eff, &b->s->target, &b->host, 0, &parity, &host,
                            err);
     }
+    /* Collected again, each file whose stamp shows no change keeping its
+     * digest unread; the list is the archive step's too. */
     if (c == SC_OK)
-        c = sc_gate_payload_unchanged_list(b->payload_dir, &before, err);
+        c = sc_gate_payload_recheck(b->payload_dir, &before, b->o->jobs, &b->after, err);
     sc_payload_list_free(&before);
     if (c != SC_OK) {
         sc_json_free(st);
@@ -927,11 +912,13 @@ static int stored_path(const build_ctx *b, const char *path)
 static sc_code step_archive(build_ctx *b, char *archive_tmp, sc_error *err)
 {
     progress(b, "archive", archive_tmp);
-    sc_payload_list l = {0};
+    /* The list the gates check collected: hashed once (before the gates)
+     * with each file's CRC-32, so a stored file is read once more, while it
+     * is copied, and checked against that CRC. */
+    sc_payload_list l = b->after;
+    memset(&b->after, 0, sizeof b->after);
     char list_sha[65];
-    sc_code c = sc_payload_collect(b->payload_dir, SC_PAYLOAD_HASH, &l, err);
-    if (c == SC_OK)
-        c = sc_payload_write_list(b->payload_dir, &l, list_sha, err);
+    sc_code c = sc_payload_write_list(b->payload_dir, &l, list_sha, err);
     if (c == SC_OK)
         c = sc_payload_logical_size(b->payload_dir, &l, &b->r->installed_size, err);
     sc_archive_entry *e = NULL;
@@ -960,6 +947,9 @@ static sc_code step_archive(build_ctx *b, char *archive_tmp, sc_error *err)
             e[i].executable = !windows && (strcmp(pe->path, sc_target_python_entry_point(t)) == 0 ||
                                            under(pe->path, sc_target_scripts_dir(t)));
             e[i].stored = stored_path(b, pe->path);
+            e[i].crc_known = pe->has_crc;
+            e[i].crc = pe->crc32;
+            e[i].size = pe->size;
         }
     }
     if (c == SC_OK) {
@@ -969,9 +959,11 @@ static sc_code step_archive(build_ctx *b, char *archive_tmp, sc_error *err)
             c = OOM(err);
         e[n - 1].source = sources[n - 1];
     }
-    if (c == SC_OK)
-        c = sc_archive_write_file(e, n, b->o->compression, archive_tmp, &b->r->archive_size,
-                                  b->r->archive_sha256, err);
+    if (c == SC_OK) {
+        sc_archive_options ao = {b->o->jobs};
+        c = sc_archive_write_file_with(e, n, b->o->compression, &ao, archive_tmp,
+                                       &b->r->archive_size, b->r->archive_sha256, err);
+    }
     for (size_t i = 0; sources && i < n; i++)
         free(sources[i]);
     free(sources);
@@ -1265,6 +1257,8 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
     sc_env_map_free(&b.host);
     sc_json_free(b.env_provenance);
     sc_json_free(b.gates);
+    sc_payload_list_free(&b.after);
+    sc_payload_list_free(&b.env_list);
     return c;
 }
 

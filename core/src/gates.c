@@ -490,7 +490,17 @@ done:
 sc_code sc_gate_payload_snapshot(const char *payload_root, sc_payload_list *before,
                                  char before_hex[65], sc_error *err)
 {
-    sc_code c = sc_payload_collect(payload_root, SC_PAYLOAD_HASH, before, err);
+    return sc_gate_payload_snapshot_with(payload_root, 0, NULL, NULL, before, before_hex, err);
+}
+
+sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
+                                      const sc_payload_list *env, const char *env_under,
+                                      sc_payload_list *before, char before_hex[65],
+                                      sc_error *err)
+{
+    sc_payload_options o = {jobs, NULL, env, env_under};
+    sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
+                                        before, err);
     if (c == SC_OK && (c = sc_payload_digest(before, before_hex, err)) != SC_OK)
         sc_payload_list_free(before);
     return c;
@@ -538,10 +548,22 @@ sc_code sc_gate_payload_unchanged_list(const char *payload_root, const sc_payloa
 {
     sc_payload_list after;
     memset(&after, 0, sizeof after);
-    sc_code c = sc_payload_collect(payload_root, SC_PAYLOAD_HASH, &after, err);
-    if (c == SC_OK)
-        c = compare_lists(payload_root, before, &after, err);
+    sc_code c = sc_gate_payload_recheck(payload_root, before, 0, &after, err);
     sc_payload_list_free(&after);
+    return c;
+}
+
+sc_code sc_gate_payload_recheck(const char *payload_root, const sc_payload_list *before,
+                                unsigned jobs, sc_payload_list *after, sc_error *err)
+{
+    memset(after, 0, sizeof *after);
+    sc_payload_options o = {jobs, before, NULL, NULL};
+    sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
+                                        after, err);
+    if (c == SC_OK)
+        c = compare_lists(payload_root, before, after, err);
+    if (c != SC_OK)
+        sc_payload_list_free(after);
     return c;
 }
 
