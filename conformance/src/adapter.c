@@ -44,6 +44,7 @@
 #include "scrollcase/json.h"
 #include "scrollcase/migrate.h"
 #include "scrollcase/path.h"
+#include "scrollcase/process.h"
 #include "scrollcase/run.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
@@ -982,6 +983,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
+    sc_process_set_signal_forwarding(1); /* a self-test's child gets our signals */
 #ifdef SC_ADAPTER_MUTANT
     if (sc_mutation_init() != 0)
         return EXIT_ADAPTER;

@@ -96,7 +96,8 @@ static const opt options[] = {
      "one word of the adapter's argv, kept as given (repeatable; or give the argv "
      "after --)"},
     {O_CORPUS, "--corpus", NULL, "DIR", "directory", NULL, 0,
-     "case corpus (default: $SCROLLCASE_CORPUS, else the source tree's golden/)"},
+     "case corpus (default: $SCROLLCASE_CORPUS, else the installed "
+     "share/scrollcase/golden)"},
     {O_AREA, "--area", NULL, "AREA", "none", NULL, 1, "only cases of this area"},
     {O_CASE, "--case", NULL, "ID|GLOB", "none", NULL, 1,
      "only cases whose id or area/id matches"},
@@ -327,6 +328,30 @@ static char *default_adapter(const char *argv0)
     return sc_xjoin(self, "scrollcase-adapter");
 }
 
+
+/* The corpus installed with the runner: SC_CORPUS_FROM_BINDIR (normally
+ * "../share/scrollcase/golden") from the runner's own directory; NULL when
+ * that does not exist. */
+static char *default_corpus(const char *argv0)
+{
+#ifdef SC_CORPUS_FROM_BINDIR
+    char *adapter = default_adapter(argv0); /* "<runner's directory>/scrollcase-adapter" */
+    if (adapter == NULL)
+        return NULL;
+    *strrchr(adapter, '/') = '\0';
+    char *path = sc_xjoin(adapter, SC_CORPUS_FROM_BINDIR);
+    free(adapter);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(path);
+        return NULL;
+    }
+    return path;
+#else
+    (void)argv0;
+    return NULL;
+#endif
+}
 
 /* Split on spaces (--adapter).  The adapter runs in the runner's working
  * directory, so relative paths in the command mean what they meant to the
@@ -1657,16 +1682,16 @@ int main(int argc, char **argv)
 
     if (corpus == NULL)
         corpus = getenv("SCROLLCASE_CORPUS");
-#ifdef SC_SOURCE_DIR
+    char *installed_corpus = NULL;
     if (corpus == NULL || corpus[0] == '\0')
-        corpus = SC_SOURCE_DIR "/golden";
-#endif
+        corpus = installed_corpus = default_corpus(argv[0]);
     if (corpus == NULL || corpus[0] == '\0')
         die_setup("no corpus: give --corpus or set SCROLLCASE_CORPUS");
     char abs[PATH_MAX];
     if (realpath(corpus, abs) == NULL)
         die_setup("corpus %s not found", corpus);
     run.corpus_dir = sc_xstrdup(abs);
+    free(installed_corpus);
 
     char msg[512];
     if (sc_corpus_load(run.corpus_dir, &run.corpus, msg, sizeof msg) != 0)

@@ -14,6 +14,7 @@
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
 #include "scrollcase/migrate.h"
+#include "scrollcase/process.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
@@ -259,6 +260,8 @@ static int cmd_migrate(sc_cli_args *a)
 
 int main(int argc, char **argv)
 {
+    /* A command: the children the library starts get our SIGINT/SIGTERM. */
+    sc_process_set_signal_forwarding(1);
     if (argc < 2)
         return help_for(NULL), EXIT_USAGE;
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {

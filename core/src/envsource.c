@@ -830,7 +830,7 @@ sc_code sc_tool_run_capture(char *const *argv, const char *cwd, char *out, size_
     spec.stdin_fd = -1;
     spec.stdout_fd = fd;
     spec.stderr_fd = null_fd;
-    spec.forward_signals = 1;
+    spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
     sc_process_result res;
     memset(&res, 0, sizeof res);
     sc_code rc = sc_process_run(&spec, &res, err);

@@ -28,6 +28,7 @@
 #include "scrollcase/parity.h"
 #include "scrollcase/process.h"
 #include "scrollcase/scroll.h"
+#include "scrollcase/strbuf.h"
 
 extern char **environ;
 
@@ -118,7 +119,7 @@ static sc_code run_gate(const char *program, char *const *argv, char *const *env
     spec.stdout_fd = out_fd;
     spec.stderr_fd = err_fd;
     spec.timeout_seconds = timeout;
-    spec.forward_signals = 1;
+    spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
     spec.own_process_group = 1;
     sc_process_result res;
     memset(&res, 0, sizeof res);
@@ -136,37 +137,6 @@ static sc_code run_gate(const char *program, char *const *argv, char *const *env
 
 /* ---- the self-test ----------------------------------------------------------------- */
 
-/* Append s (len bytes) to a growing buffer. */
-typedef struct buf {
-    char *p;
-    size_t len, cap;
-} buf;
-
-static int buf_add(buf *b, const char *s, size_t len)
-{
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + len + 1) {
-            if (cap > SIZE_MAX / 2)
-                return -1;
-            cap *= 2;
-        }
-        char *p = realloc(b->p, cap);
-        if (p == NULL)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, len);
-    b->len += len;
-    b->p[b->len] = '\0';
-    return 0;
-}
-
-static int buf_str(buf *b, const char *s)
-{
-    return buf_add(b, s, strlen(s));
-}
 
 sc_code sc_gate_self_test(const char *payload_root, const sc_json *scroll, const sc_target *t,
                           const char *project_root, const sc_env_map *host, int out_fd,
@@ -183,11 +153,12 @@ sc_code sc_gate_self_test(const char *payload_root, const sc_json *scroll, const
     const char *python_code = sc_json_cstr(sc_json_get(st, "pythonCode"));
     const char *extra_kind = python_file ? "pythonFile" : python_code ? "pythonCode" : "none";
 
-    buf code = {NULL, 0, 0};
+    sc_strbuf code = SC_STRBUF_INIT;
     char *file_bytes = NULL, *program = NULL, **envp = NULL;
     sc_json *rec = NULL;
     sc_code c = SC_OK;
-    int bad = buf_str(&code, sc_target_self_test_assertion(t)) || buf_str(&code, "\nimport ");
+    int bad = sc_strbuf_adds(&code, sc_target_self_test_assertion(t)) ||
+              sc_strbuf_adds(&code, "\nimport ");
     for (size_t i = 0; !bad && i < imports->length; i++) {
         const char *m = sc_json_cstr(sc_json_at(imports, i));
         if (m == NULL) {
@@ -195,7 +166,7 @@ sc_code sc_gate_self_test(const char *payload_root, const sc_json *scroll, const
                              "$.selfTest.imports[%zu] must be a module name", i);
             goto done;
         }
-        bad |= (i > 0 && buf_str(&code, ", ")) || buf_str(&code, m);
+        bad |= (i > 0 && sc_strbuf_adds(&code, ", ")) || sc_strbuf_adds(&code, m);
     }
     if (!bad && python_file != NULL) {
         char *path = sc_path_join(project_root ? project_root : ".", python_file);
@@ -224,9 +195,9 @@ sc_code sc_gate_self_test(const char *payload_root, const sc_json *scroll, const
             goto done;
         }
         free(path);
-        bad |= buf_str(&code, "\n") || buf_add(&code, file_bytes, len);
+        bad |= sc_strbuf_adds(&code, "\n") || sc_strbuf_add(&code, file_bytes, len);
     } else if (!bad && python_code != NULL) {
-        bad |= buf_str(&code, "\n") || buf_str(&code, python_code);
+        bad |= sc_strbuf_adds(&code, "\n") || sc_strbuf_adds(&code, python_code);
     }
     program = interpreter_path(payload_root, scroll, t);
     if (bad || program == NULL) {
@@ -251,7 +222,7 @@ done:
     sc_env_envp_free(envp);
     free(program);
     free(file_bytes);
-    free(code.p);
+    sc_strbuf_free(&code);
     if (c == SC_OK && record != NULL) {
         *record = rec;
         rec = NULL;
@@ -265,7 +236,7 @@ done:
 typedef struct capture {
     int fd;
     size_t max;
-    buf out;
+    sc_strbuf out;
     int overflow, failed;
     atomic_int stop;
 } capture;
@@ -305,7 +276,7 @@ static void *capture_main(void *arg)
             keep = cap->max - cap->out.len;
             cap->overflow = 1;
         }
-        if (keep > 0 && !cap->failed && buf_add(&cap->out, chunk, keep) != 0)
+        if (keep > 0 && !cap->failed && sc_strbuf_add(&cap->out, chunk, keep) != SC_OK)
             cap->failed = 1;
     }
     return NULL;
@@ -346,17 +317,12 @@ static sc_code run_captured(const char *program, char *const *argv, char *const 
         c = sc_error_set(err, SC_E_INVALID_PARITY_VALUES, program,
                          "%s: %s printed more than %zu bytes", what, program, max);
     if (c != SC_OK) {
-        free(cap.out.p);
+        sc_strbuf_free(&cap.out);
         return c;
     }
-    if (cap.out.p == NULL) {
-        cap.out.p = malloc(1);
-        if (cap.out.p == NULL)
-            return oom(err);
-        cap.out.p[0] = '\0';
-    }
-    *out = cap.out.p;
-    *out_len = cap.out.len;
+    *out = sc_strbuf_detach(&cap.out, out_len);
+    if (*out == NULL)
+        return oom(err);
     return SC_OK;
 }
 

@@ -711,7 +711,7 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
         spec.stdout_fd = STDERR_FILENO; /* the command's stdout stays its own */
         spec.stderr_fd = -1;
         spec.timeout_seconds = (int)timeout;
-        spec.forward_signals = 1;
+        spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
         spec.own_process_group = 1;
         sc_process_result res;
         memset(&res, 0, sizeof res);

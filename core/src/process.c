@@ -41,6 +41,19 @@ static void forward_handler(int sig)
     errno = saved;
 }
 
+/* sc_process_set_signal_forwarding: off until the program asks. */
+static volatile sig_atomic_t g_forwarding_allowed;
+
+void sc_process_set_signal_forwarding(int on)
+{
+    g_forwarding_allowed = on ? 1 : 0;
+}
+
+int sc_process_signal_forwarding(void)
+{
+    return g_forwarding_allowed ? 1 : 0;
+}
+
 /* What the child reports when it fails before execve. */
 enum { STAGE_FDS = 1, STAGE_CWD = 2, STAGE_EXEC = 3 };
 struct child_failure {

@@ -27,6 +27,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/path.h"
 #include "scrollcase/scroll.h"
+#include "scrollcase/strbuf.h"
 #include "scrollcase/target.h"
 #include "scrollcase/toml_subset.h"
 
@@ -878,34 +879,6 @@ static int conda_name(const char *s)
 
 /* ---- pixi.toml: [dependencies] edited as text --------------------------- */
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static int buf_add(buf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-    return 0;
-}
-
-static int buf_adds(buf *b, const char *s)
-{
-    return buf_add(b, s, strlen(s));
-}
-
 /* The bare or quoted key at the start of a trimmed line, compared to name. */
 static int line_key_is(const char *line, size_t n, const char *name)
 {
@@ -953,7 +926,7 @@ static int header_of(const char *line, size_t n, const char **h, size_t *hn)
  * the end).  *found: the name was there.
  */
 static int dep_edit(const char *text, size_t len, const char *name, const char *spec,
-                    buf *out, int *found)
+                    sc_strbuf *out, int *found)
 {
     *found = 0;
     int in_deps = 0, saw_deps = 0, inserted = 0;
@@ -972,10 +945,10 @@ static int dep_edit(const char *text, size_t len, const char *name, const char *
             in_deps = hn == 14 && strncmp(h, "[dependencies]", 14) == 0;
             saw_deps |= in_deps;
             if (in_deps)
-                insert_at = out->n + n + (nl ? 0 : 1);
+                insert_at = out->len + n + (nl ? 0 : 1);
         } else if (in_deps && line_key_is(l, body, name)) {
             *found = 1;
-            if (spec != NULL && buf_adds(out, line_new) != 0)
+            if (spec != NULL && sc_strbuf_adds(out, line_new) != 0)
                 return -1;
             if (spec != NULL)
                 inserted = 1;
@@ -986,28 +959,22 @@ static int dep_edit(const char *text, size_t len, const char *name, const char *
             while (i < body && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r'))
                 i++;
             if (i < body && l[i] != '#')
-                insert_at = out->n + n + (nl ? 0 : 1);
+                insert_at = out->len + n + (nl ? 0 : 1);
         }
-        if (buf_add(out, l, n) != 0)
+        if (sc_strbuf_add(out, l, n) != 0)
             return -1;
-        if (!nl && buf_adds(out, "\n") != 0)
+        if (!nl && sc_strbuf_adds(out, "\n") != 0)
             return -1;
         pos += n;
     }
     if (spec == NULL || inserted)
         return 0;
-    if (saw_deps && insert_at != (size_t)-1 && insert_at <= out->n) {
-        buf tail = {NULL, 0, 0};
-        if (buf_add(&tail, out->p + insert_at, out->n - insert_at) != 0)
-            return -1;
-        out->n = insert_at;
-        int rc = buf_adds(out, line_new) || (tail.n && buf_add(out, tail.p, tail.n));
-        free(tail.p);
-        return rc ? -1 : 0;
+    if (saw_deps && insert_at != (size_t)-1 && insert_at <= out->len) {
+        return sc_strbuf_insert(out, insert_at, line_new, strlen(line_new)) != SC_OK ? -1 : 0;
     }
-    if (out->n > 0 && buf_adds(out, "\n") != 0)
+    if (out->len > 0 && sc_strbuf_adds(out, "\n") != 0)
         return -1;
-    return buf_adds(out, "[dependencies]\n") || buf_adds(out, line_new) ? -1 : 0;
+    return sc_strbuf_adds(out, "[dependencies]\n") || sc_strbuf_adds(out, line_new) ? -1 : 0;
 }
 
 static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *name,
@@ -1026,20 +993,19 @@ static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *na
     int any = 0;
     for (size_t i = 0; rc == SC_OK && i < s.n; i++) {
         edit_file *e = &s.f[i];
-        buf b = {NULL, 0, 0};
+        sc_strbuf b = SC_STRBUF_INIT;
         int found = 0;
         if (dep_edit(e->orig, e->orig_len, name, spec, &b, &found) != 0 ||
-            (b.p == NULL && buf_adds(&b, "") != 0)) {
-            free(b.p);
+            (b.p == NULL && sc_strbuf_adds(&b, "") != SC_OK)) {
+            sc_strbuf_free(&b);
             rc = oom(err);
             break;
         }
         any |= found;
         sc_json *check = NULL;
-        rc = sc_toml_parse(b.p, b.n, e->path, &check, err);
+        rc = sc_toml_parse(b.p, b.len, e->path, &check, err);
         sc_json_free(check);
-        e->new_bytes = b.p;
-        e->new_len = b.n;
+        e->new_bytes = sc_strbuf_detach(&b, &e->new_len);
     }
     if (rc == SC_OK && spec == NULL && !any)
         rc = sc_error_set(err, SC_E_USAGE, name, "no dependency %s in the pixi.toml of box %s",

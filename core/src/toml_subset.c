@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrollcase/strbuf.h"
 #include "utf8_internal.h"
 
 typedef struct tp {
@@ -148,27 +149,11 @@ static sc_code skip_ws_nl(tp *p)
 
 /* ---- strings ------------------------------------------------------------ */
 
-typedef struct buf {
-    char *b;
-    size_t n, cap;
-} buf;
+typedef sc_strbuf buf;
 
 static int buf_add(buf *b, const char *s, size_t n)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 32;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *nb = realloc(b->b, nc);
-        if (nb == NULL)
-            return -1;
-        b->b = nb;
-        b->cap = nc;
-    }
-    memcpy(b->b + b->n, s, n);
-    b->n += n;
-    b->b[b->n] = '\0';
-    return 0;
+    return sc_strbuf_add(b, s, n) == SC_OK ? 0 : -1;
 }
 
 static int buf_add_cp(buf *b, uint32_t cp)
@@ -217,12 +202,12 @@ static sc_code read_string(tp *p, char **out, size_t *outlen)
     if (p->pos + 2 < p->len && p->s[p->pos + 1] == q && p->s[p->pos + 2] == q)
         return fail(p, "multi-line strings are not part of the subset");
     p->pos++;
-    buf b = {NULL, 0, 0};
+    buf b = SC_STRBUF_INIT;
     if (buf_add(&b, "", 0) != 0)
         return oom(p);
     for (;;) {
         if (at_end(p) || peek(p) == '\n' || peek(p) == '\r') {
-            free(b.b);
+            sc_strbuf_free(&b);
             return fail(p, "unterminated string");
         }
         unsigned char c = (unsigned char)peek(p);
@@ -231,7 +216,7 @@ static sc_code read_string(tp *p, char **out, size_t *outlen)
             break;
         }
         if ((c < 0x20 && c != '\t') || c == 0x7f) {
-            free(b.b);
+            sc_strbuf_free(&b);
             return fail(p, "control character in a string");
         }
         if (q == '"' && c == '\\') {
@@ -254,28 +239,28 @@ static sc_code read_string(tp *p, char **out, size_t *outlen)
                 for (int i = 0; i < nd; i++) {
                     int h = hexval(peek(p));
                     if (at_end(p) || h < 0) {
-                        free(b.b);
+                        sc_strbuf_free(&b);
                         return fail(p, "bad \\%c escape", e);
                     }
                     cp = cp * 16 + (uint32_t)h;
                     p->pos++;
                 }
                 if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-                    free(b.b);
+                    sc_strbuf_free(&b);
                     return fail(p, "escape names no allowed Unicode scalar value");
                 }
                 if (buf_add_cp(&b, cp) != 0) {
-                    free(b.b);
+                    sc_strbuf_free(&b);
                     return oom(p);
                 }
                 continue;
             }
             default:
-                free(b.b);
+                sc_strbuf_free(&b);
                 return fail(p, "unknown escape in a string");
             }
             if (buf_add(&b, rep, 1) != 0) {
-                free(b.b);
+                sc_strbuf_free(&b);
                 return oom(p);
             }
             p->pos++;
@@ -284,17 +269,18 @@ static sc_code read_string(tp *p, char **out, size_t *outlen)
         size_t n = sc_utf8_sequence_length((const unsigned char *)p->s + p->pos,
                                            p->len - p->pos);
         if (n == 0) {
-            free(b.b);
+            sc_strbuf_free(&b);
             return fail(p, "string is not UTF-8");
         }
         if (buf_add(&b, p->s + p->pos, n) != 0) {
-            free(b.b);
+            sc_strbuf_free(&b);
             return oom(p);
         }
         p->pos += n;
     }
-    *out = b.b;
-    *outlen = b.n;
+    *out = sc_strbuf_detach(&b, outlen);
+    if (*out == NULL)
+        return oom(p);
     return SC_OK;
 }
 

@@ -27,6 +27,7 @@ static void register_all(void)
 {
     register_error_tests();
     register_json_tests();
+    register_strbuf_tests();
     register_path_tests();
     register_target_tests();
     register_scroll_tests();

@@ -14,6 +14,7 @@
 
 void register_error_tests(void);
 void register_json_tests(void);
+void register_strbuf_tests(void);
 void register_path_tests(void);
 void register_target_tests(void);
 void register_scroll_tests(void);

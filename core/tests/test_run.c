@@ -24,6 +24,7 @@
 #include "scrollcase/assets.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/environment.h"
+#include "scrollcase/envsource.h"
 #include "scrollcase/execution.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
@@ -1186,6 +1187,54 @@ static void process_descriptors_and_missing_program(void)
     free(dir);
 }
 
+/*
+ * The library installs no signal handler unless the program asks: a tool the
+ * library runs on its own behalf (sc_tool_run_capture) sends SIGINT to us;
+ * by default our own handler sees it; after
+ * sc_process_set_signal_forwarding(1) the library's forwarding handler
+ * catches it and passes it to the child instead, and ours is back after.
+ */
+static volatile sig_atomic_t g_test_sigint;
+static void test_sigint_handler(int sig)
+{
+    (void)sig;
+    g_test_sigint = 1;
+}
+
+static void library_installs_no_signal_handler_unless_asked(void)
+{
+    CU_ASSERT_EQUAL(sc_process_signal_forwarding(), 0);
+    struct sigaction sa, old, now;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = test_sigint_handler;
+    sigemptyset(&sa.sa_mask);
+    CU_ASSERT_EQUAL_FATAL(sigaction(SIGINT, &sa, &old), 0);
+    /* The child signals its parent, then waits to be told to stop. */
+    char *argv[] = {(char *)"/bin/sh", (char *)"-c",
+                    (char *)"trap 'exit 7' INT; kill -INT $PPID; i=0; "
+                            "while [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; exit 3",
+                    NULL};
+    sc_error err;
+    int status = -2;
+
+    g_test_sigint = 0;
+    SC_EXPECT_CODE(sc_tool_run_capture(argv, NULL, NULL, 0, 1, &status, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(g_test_sigint, 1); /* ours saw it: nothing was installed */
+    CU_ASSERT_EQUAL(status, 3);        /* and the child was left alone */
+
+    sc_process_set_signal_forwarding(1);
+    CU_ASSERT_EQUAL(sc_process_signal_forwarding(), 1);
+    g_test_sigint = 0;
+    status = -2;
+    SC_EXPECT_CODE(sc_tool_run_capture(argv, NULL, NULL, 0, 1, &status, &err), SC_OK, &err);
+    sc_process_set_signal_forwarding(0);
+    CU_ASSERT_EQUAL(g_test_sigint, 0); /* the library's handler took it */
+    CU_ASSERT_EQUAL(status, 7);        /* and forwarded it to the child */
+    CU_ASSERT_EQUAL(sigaction(SIGINT, NULL, &now), 0);
+    CU_ASSERT(now.sa_handler == test_sigint_handler); /* ours is back */
+    sigaction(SIGINT, &old, NULL);
+}
+
 void register_run_tests(void)
 {
     CU_pSuite s = CU_add_suite("run", NULL, NULL);
@@ -1198,6 +1247,7 @@ void register_run_tests(void)
     SC_ADD_TEST(s, run_exit_code_is_a_result);
     SC_ADD_TEST(s, run_death_by_signal_is_a_result);
     SC_ADD_TEST(s, run_forwards_sigterm_to_the_child);
+    SC_ADD_TEST(s, library_installs_no_signal_handler_unless_asked);
     SC_ADD_TEST(s, run_spawn_failure_not_executable);
     SC_ADD_TEST(s, run_spawn_failure_without_shebang);
     SC_ADD_TEST(s, run_refuses_library_only_box);

@@ -50,6 +50,19 @@ typedef struct sc_process_result {
 sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
                        sc_error *err);
 
+/*
+ * The library installs no signal handler unless the program asks.  A caller
+ * of sc_process_run (or sc_run, sc_box_run_temporary) asks per call with
+ * forward_signals; the children the library starts on its own behalf (the
+ * self-test of sc_box_self_test, the gates of sc_gate_*, the tools of
+ * envsource.h) forward SIGINT, SIGTERM and SIGHUP to the child only after
+ * sc_process_set_signal_forwarding(1).  Off by default; the scrollcase
+ * command turns it on.  Process-wide, like the signal dispositions it
+ * governs: set it before starting threads.
+ */
+void sc_process_set_signal_forwarding(int on);
+int sc_process_signal_forwarding(void);
+
 /* "SIGTERM"; "SIG<n>" for one without a name here.  Thread-unsafe for
  * unknown numbers (a static buffer). */
 const char *sc_signal_name(int sig);
