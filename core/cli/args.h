@@ -1,13 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * args.h — the scrollcase command's option parser and output helpers,
- * shared by every command (main.c, cmd_documents.c).
+ * args.h — the scrollcase command's option table, parser and output helpers,
+ * shared by every command.
+ *
+ * Every command is one row of a command table (commands.h): its words
+ * ("audit cuda"), operands, the options it accepts and the function that
+ * runs it.  Options are described once in the option catalogue of args.c
+ * (name, short name, metavariable, completion kind, choices, aliases); a
+ * command lists the ones it takes.  --help, `help --commands-json` (the
+ * machine-readable table the man pages and completions are generated from)
+ * and `help --parse-only` all read the same tables.
  *
  * Options take "--name value" or "--name=value"; "--" ends options; an
  * option a command does not accept is a usage error (exit 2).
  */
 #ifndef SC_CLI_ARGS_H
 #define SC_CLI_ARGS_H
+
+#include <stddef.h>
 
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
@@ -17,108 +27,229 @@
 #define EXIT_USAGE 2
 
 /*
- * The options a command may accept (workspace options: always), as bits of
- * a 64-bit set.  Add an option by defining the next free bit here and a row
- * in the table of args.c; a value option's value is sc_cli_value(a, bit).
+ * Every option, by id.  Add an option by adding an id here (before
+ * OPT_COUNT), a row in the catalogue of args.c, and the id in the option
+ * list of each command that takes it.
  */
-#define OPT_KEY_ID (1ULL << 0)
-#define OPT_FORCE (1ULL << 1)
-#define OPT_JSON (1ULL << 2)
-#define OPT_OUT (1ULL << 3)
-#define OPT_SIGNER (1ULL << 4)
-#define OPT_PUBLIC_KEY (1ULL << 5)
-#define OPT_TRUST (1ULL << 6)
-#define OPT_EXPECT (1ULL << 7)
-#define OPT_INSTALL_ID (1ULL << 8)
-#define OPT_DRY_RUN (1ULL << 9)
-/* boxes on disk (format-v3 14-16) */
-#define OPT_ARCHIVE (1ULL << 10)         /* --archive FILE */
-#define OPT_EXTRACTED (1ULL << 11)       /* --extracted DIR */
-#define OPT_SELF_TEST (1ULL << 12)       /* --self-test */
-#define OPT_REVOCATIONS (1ULL << 13)     /* --revocations FILE */
-#define OPT_ENV (1ULL << 14)             /* --env NAME=VALUE, repeatable */
-#define OPT_ENV_REPORT (1ULL << 15)      /* --env-report */
-#define OPT_ENV_VALUES (1ULL << 16)      /* --env-report-values */
-#define OPT_TMPDIR (1ULL << 17)          /* --temporary-directory DIR */
-#define OPT_TIMEOUT (1ULL << 18)         /* --timeout SECONDS */
-#define OPT_COMPRESSION (1ULL << 19)     /* --compression deflate|store */
-#define OPT_PREPARED (1ULL << 20)        /* --prepared DIR */
-#define OPT_REST (1ULL << 21)            /* not an option: arguments after -- go to rest */
-/* parity and hosts (17-18) */
-#define OPT_ABSOLUTE (1ULL << 22)        /* --absolute X */
-#define OPT_RELATIVE (1ULL << 23)        /* --relative X */
-#define OPT_MIN_COSINE (1ULL << 24)      /* --minimum-cosine X */
-#define OPT_HOST_APP_VERSION (1ULL << 25) /* --host-app-version V */
-#define OPT_HOST_FACTS (1ULL << 26)      /* --host-facts FILE */
-/* CUDA ABI audit (19) */
-#define OPT_AUDIT (1ULL << 27)           /* --audit */
-/* building and authoring (issue 5) */
-#define OPT_ENV_PREFIX (1ULL << 28)        /* --environment-prefix DIR */
-#define OPT_ALLOW_DIRTY (1ULL << 29)       /* --allow-dirty */
-#define OPT_CHANNEL (1ULL << 30)           /* --channel nightly|beta|stable */
-#define OPT_WEIGHTS (1ULL << 31)           /* --weights embed|on-demand */
-#define OPT_ASSET_BASE_URL (1ULL << 32)    /* --asset-base-url URL */
-#define OPT_NAMESPACE (1ULL << 33)         /* --namespace NS */
-#define OPT_PIXI (1ULL << 34)              /* --pixi PATH */
-#define OPT_CONDA_PACK (1ULL << 35)        /* --conda-pack PATH */
-#define OPT_TARGET (1ULL << 36)            /* --target ID|all */
-#define OPT_NO_CUDA_AUDIT (1ULL << 37)     /* --no-cuda-audit */
-#define OPT_FIELD (1ULL << 38)             /* --field NAME */
-#define OPT_VALUE (1ULL << 39)             /* --value TEXT */
-#define OPT_TO (1ULL << 40)                /* --to PATH */
-#define OPT_VERSION_ARG (1ULL << 41)       /* --version V (after a command word) */
-#define OPT_WRITE (1ULL << 42)             /* --write */
-#define OPT_CHECK_ASSETS (1ULL << 43)      /* --check-assets */
-#define OPT_REPIN (1ULL << 44)             /* --repin */
-#define OPT_FROM_REQUIREMENTS (1ULL << 45) /* --from-requirements FILE */
-#define OPT_SCROLL (1ULL << 46)            /* --scroll REF */
-#define OPT_PIXI_VERSION (1ULL << 47)      /* --pixi-version V */
-#define OPT_BOX_ID (1ULL << 48)            /* --box-id ID */
-#define OPT_EXECUTION (1ULL << 49)         /* --execution KIND */
-#define OPT_SCRIPT (1ULL << 50)            /* --script PATH */
-#define OPT_MODULE (1ULL << 51)            /* --module NAME */
-#define OPT_PYTHON_VERSION (1ULL << 52)    /* --python-version V */
-#define OPT_SOURCE_REVISION (1ULL << 53)   /* --source-revision REV */
-#define OPT_MODEL_ID (1ULL << 54)          /* --model-id ID */
-#define OPT_EXAMPLE (1ULL << 55)           /* --example / (init) */
-/* bits 56-63 are free */
+typedef enum sc_cli_opt {
+    OPT_HELP,
+    /* workspace options: every command takes them */
+    OPT_PROJECT_ROOT,
+    OPT_CONFIG,
+    OPT_SCROLLS_DIR,
+    OPT_BUILD_DIR,
+    OPT_OUT_DIR,
+    OPT_KEYS_DIR,
+    OPT_TOOLCHAIN_DIR,
+    /* documents and keys */
+    OPT_KEY_ID,
+    OPT_FORCE,
+    OPT_JSON,
+    OPT_OUT,
+    OPT_SIGNER,
+    OPT_PUBLIC_KEY,
+    OPT_TRUST,
+    OPT_EXPECT,
+    OPT_INSTALL_ID,
+    OPT_DRY_RUN,
+    /* boxes on disk (format-v3 14-16) */
+    OPT_ARCHIVE,
+    OPT_EXTRACTED,
+    OPT_SELF_TEST,
+    OPT_REVOCATIONS,
+    OPT_ENV,
+    OPT_ENV_REPORT,
+    OPT_ENV_VALUES,
+    OPT_TMPDIR,
+    OPT_TIMEOUT,
+    OPT_COMPRESSION,
+    OPT_PREPARED,
+    /* parity and hosts (17-18) */
+    OPT_ABSOLUTE,
+    OPT_RELATIVE,
+    OPT_MIN_COSINE,
+    OPT_HOST_APP_VERSION,
+    OPT_HOST_FACTS,
+    /* CUDA ABI audit (19) */
+    OPT_AUDIT,
+    /* building and authoring */
+    OPT_ENV_PREFIX,
+    OPT_ALLOW_DIRTY,
+    OPT_CHANNEL,
+    OPT_WEIGHTS,
+    OPT_ASSET_BASE_URL,
+    OPT_NAMESPACE,
+    OPT_PIXI,
+    OPT_CONDA_PACK,
+    OPT_TARGET,
+    OPT_NO_CUDA_AUDIT,
+    OPT_FIELD,
+    OPT_VALUE,
+    OPT_TO,
+    OPT_VERSION_ARG,
+    OPT_WRITE,
+    OPT_CHECK_ASSETS,
+    OPT_REPIN,
+    OPT_FROM_REQUIREMENTS,
+    OPT_SCROLL,
+    OPT_PIXI_VERSION,
+    OPT_BOX_ID,
+    OPT_EXECUTION,
+    OPT_SCRIPT,
+    OPT_MODULE,
+    OPT_PYTHON_VERSION,
+    OPT_SOURCE_REVISION,
+    OPT_MODEL_ID,
+    OPT_EXAMPLE,
+    /* help */
+    OPT_COMMANDS_JSON,
+    OPT_PARSE_ONLY,
+    OPT_COUNT /* also: the end of a command's option list */
+} sc_cli_opt;
+
+/* What a shell may complete an option's value or an operand with. */
+typedef enum sc_cli_completion {
+    SC_COMPLETE_NONE,
+    SC_COMPLETE_FILE,
+    SC_COMPLETE_DIRECTORY,
+    SC_COMPLETE_CHOICE,
+    SC_COMPLETE_COMMAND, /* a program (a signer command) */
+    SC_COMPLETE_KEY      /* a signing key id */
+} sc_cli_completion;
+
+/* One option, as the catalogue describes it. */
+typedef struct sc_cli_option {
+    sc_cli_opt id;
+    const char *name;       /* "--trust" */
+    const char *short_name; /* "-t", or NULL */
+    const char *argument;   /* the metavariable ("FILE"), or NULL for a flag */
+    sc_cli_completion completion;
+    const char *choices;    /* "a|b|c" when completion is CHOICE, else NULL */
+    int repeatable;         /* may be given more than once */
+    const char *aliases;    /* other spellings, space-separated, or NULL */
+    const char *help;       /* one line */
+} sc_cli_option;
+
+/* One option a command takes; help NULL: the catalogue's line. */
+typedef struct sc_cli_option_use {
+    sc_cli_opt id;
+    const char *help;
+} sc_cli_option_use;
+
+/* One operand of a command (in order). */
+typedef struct sc_cli_operand {
+    const char *name; /* "RELEASE"; NULL ends a list */
+    int required;
+    int repeatable;
+    sc_cli_completion completion;
+} sc_cli_operand;
+
+struct sc_cli_args;
+
+/* One command: a row of a group's table. */
+typedef struct sc_cli_command {
+    const char *words;       /* "audit cuda" */
+    const char *group;       /* consumer, publisher, author, host, meta */
+    const char *summary;     /* one line */
+    const char *description; /* paragraphs, lines ending in \n */
+    const sc_cli_operand *operands;   /* NULL-name terminated; NULL: none */
+    const sc_cli_option_use *options; /* OPT_COUNT terminated; NULL: none */
+    const char *rest;        /* "ARGS": the words after -- go to the command; NULL: none */
+    int usage_status;        /* exit status of a usage error; 0: EXIT_USAGE */
+    int (*run)(struct sc_cli_args *a);
+} sc_cli_command;
+
+/* List builders for the tables. */
+#define SC_CLI_OPERANDS(...) ((const sc_cli_operand[]){__VA_ARGS__, {NULL, 0, 0, SC_COMPLETE_NONE}})
+#define SC_CLI_OPTIONS(...) ((const sc_cli_option_use[]){__VA_ARGS__, {OPT_COUNT, NULL}})
 
 #define SC_CLI_MAX_ENV 256
+#define SC_CLI_MAX_POSITIONAL 8
 
 typedef struct sc_cli_args {
     sc_workspace_options ws;
-    unsigned long long given; /* the OPT_ bits seen */
+    const sc_cli_command *command; /* the command parsed */
+    unsigned char seen[OPT_COUNT];  /* how often each option was given (capped) */
     int help;
+    char help_words[128]; /* --help after words that start commands ("scroll") */
     const char *key_id, *out, *signer, *public_key, *trust, *expect, *install_id;
-    const char *positional[4];
+    /* every word that is not an option or a value, the command's words first */
+    const char *positional[SC_CLI_MAX_POSITIONAL];
     int npositional;
-    const char *value[64];          /* by bit index, for value options */
+    const char *value[OPT_COUNT];    /* the last value of each value option */
     const char *env[SC_CLI_MAX_ENV]; /* every --env, in order */
     int nenv;
-    char **rest;                    /* with OPT_REST: the arguments after -- */
+    char **rest;                     /* with a command's rest: the arguments after -- */
     int nrest;
 } sc_cli_args;
 
-/* The bit's index (OPT_ARCHIVE -> 10). */
-int sc_cli_bit_index(unsigned long long bit);
+/* Whether option id was given. */
+int sc_cli_has(const sc_cli_args *a, sc_cli_opt id);
 
 /* The value given for a value option, or NULL. */
-const char *sc_cli_value(const sc_cli_args *a, unsigned long long bit);
+const char *sc_cli_value(const sc_cli_args *a, sc_cli_opt id);
 
-/* Index of the command word in argv (skipping options and their values), or 0. */
-int sc_cli_command_index(int argc, char **argv);
+/* The catalogue row of an option. */
+const sc_cli_option *sc_cli_option_get(sc_cli_opt id);
 
-/* Parse all of argv but argv[0] and the command word at skip. 0 or EXIT_USAGE. */
-int sc_cli_parse(int argc, char **argv, int skip, unsigned long long allowed,
-                 sc_cli_args *a);
+/* Every command of every group, in help order; *n gets the count. */
+const sc_cli_command *const *sc_cli_commands(size_t *n);
 
-/* Print "scrollcase: error[usage]: <fmt with what>" and return EXIT_USAGE. */
+/*
+ * Parse argv[first..argc) (a command line without the program name and
+ * any options before it are included) against the command tables: find the
+ * command (longest match of its words), check every option exists for it,
+ * values fit their choices, operands are as many as it takes.  0 or the
+ * command's usage exit status, the usage error already printed.
+ */
+int sc_cli_parse(int argc, char **argv, int first, sc_cli_args *a);
+
+/* Print the help of every command whose words start with words (NULL: all). */
+int sc_cli_print_help(const char *words);
+
+/* Print `help --commands-json`: the whole table as one JSON document. */
+int sc_cli_print_commands_json(const char *version);
+
+/*
+ * Print "scrollcase: error[usage]: <fmt with what>" and a hint line on
+ * stderr; return the current command's usage exit status (EXIT_USAGE).
+ */
 int sc_cli_usage_error(const char *fmt, const char *what);
 
-/* Print "scrollcase: error[<code>]: <message>"; EXIT_USAGE for usage, else 1. */
+/*
+ * Structured output (--json).  Every document printed is one JSON object
+ * {"schemaVersion": SC_CLI_SCHEMA_VERSION, "ok": true|false, ...}, exactly
+ * one per run; a failure's carries "error": {"code", "message", "path"}.
+ * Each command's documents are described by docs/schema/cli/<command>.json.
+ */
+#define SC_CLI_SCHEMA_VERSION 1
+
+/* Whether --json was given (set by sc_cli_parse; sc_cli_set_json overrides). */
+int sc_cli_json(void);
+void sc_cli_set_json(int on);
+/* While locked, sc_cli_set_json (and so --json in what is parsed) changes nothing. */
+void sc_cli_lock_json(int locked);
+/* Whether the one document has been printed; whether an error line was. */
+int sc_cli_json_printed(void);
+int sc_cli_error_shown(void);
+
+/*
+ * Print "scrollcase: error[<code>]: <message>" on stderr (and the hint for
+ * usage) and, with --json, the failure document on stdout; the usage status
+ * for usage, else 1.
+ */
 int sc_cli_report(const sc_error *err);
 
-/* Write v (taken and freed; NULL means out of memory) to stdout. */
+/* The same, the failure document carrying body's members (body taken; may be NULL). */
+int sc_cli_fail_json(sc_json *body, const sc_error *err);
+
+/*
+ * Print the success document: "schemaVersion", "ok": true, then v's members
+ * (v taken; an array or scalar goes under "result"; NULL means out of memory).
+ */
 int sc_cli_print_json(sc_json *v);
+
+/* The same with "ok": ok, for an outcome that is not an error (compat's refusal). */
+int sc_cli_print_json_status(sc_json *v, int ok);
 
 #endif

@@ -32,57 +32,6 @@
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
-static const char audit_help[] =
-    "usage: scrollcase audit SCROLL [--target ID] [--write] [--namespace NS] [--json]\n"
-    "usage: scrollcase audit cuda SCROLL [--json] [workspace options]\n"
-    "\n"
-    "audit SCROLL: the licence inventory of the scroll's pixi.lock\n"
-    "(docs/format-v3.md 10.7, 20.4): every package the default environment\n"
-    "locks for the target's platform, sorted by name then version.  A package\n"
-    "without a licence, or with UNKNOWN, fails with license-audit-mismatch.\n"
-    "Prints \"N packages for <scrollId> (<targetId>)\" and a count per licence\n"
-    "(--json: the inventory document).  Without --write the inventory is\n"
-    "compared with the reviewed file the scroll declares in\n"
-    "condaDependencyLicenseAudit (relative to the project root); a difference\n"
-    "or a missing file is license-audit-mismatch.  --write writes the\n"
-    "inventory there instead; when the scroll declares none it writes\n"
-    "<target directory>/conda-licenses.json and records that path in the\n"
-    "target's scroll.json.  SCROLL is <boxId>/<targetId>, <boxId> with\n"
-    "--target (or with a single target), or a target directory.  The build's\n"
-    "gate always uses the namespace scrollcase.box (--namespace only changes\n"
-    "what this command prints or writes).\n"
-    "\n"
-    "audit cuda SCROLL:\n"
-    "Audits the solve of one scroll for its CUDA ABI (docs/format-v3.md 19):\n"
-    "pixi.toml (platforms, [system-requirements] cuda, the cuda-version pin)\n"
-    "and pixi.lock (CPU or other-CUDA conda builds, the locked cuda-version,\n"
-    "wheel tags against the target's CUDA, the locked Python and torch,\n"
-    "nvidia-*-cuN runtime wheels, torch side-car drift).  SCROLL is a\n"
-    "reference <boxId>/<targetId> in the workspace's scrolls directory, or the\n"
-    "path of a target directory (or of its scroll.json); pixi.toml and\n"
-    "pixi.lock are read from that directory.  For a target that is not CUDA\n"
-    "only the platform and wheel checks run.\n"
-    "\n"
-    "Prints one line per finding (severity, code, package, evidence); --json\n"
-    "prints {findings: [...], errors, warnings}.  Exits 0 when no finding is\n"
-    "an error (warnings allowed), 1 with audit-failed when one is, or with the\n"
-    "code of a file that cannot be read (invalid-pixi-toml, invalid-lock, ...),\n"
-    "2 for a usage error.\n";
-
-const char *sc_cli_audit_summary(void)
-{
-    return "  audit SCROLL [--write]        licence inventory of a scroll's lock against its review\n"
-           "  audit cuda SCROLL [--json]    audit a scroll's pixi solve for its CUDA ABI\n";
-}
-
-int sc_cli_audit_help(const char *cmd)
-{
-    if (cmd == NULL || strcmp(cmd, "audit") != 0)
-        return -1;
-    fputs(audit_help, stdout);
-    return 0;
-}
-
 /* The last path component of p (p is modified). */
 static char *last_component(char *p)
 {
@@ -174,7 +123,7 @@ static int cmd_audit(sc_cli_args *a)
         return sc_cli_usage_error("%s", "audit needs a scroll (or the subcommand cuda)");
     if (strcmp(a->positional[0], "cuda") != 0)
         return cmd_licenses(a);
-    if (a->given & (OPT_WRITE | OPT_NAMESPACE | OPT_TARGET))
+    if ((sc_cli_has(a, OPT_WRITE) || sc_cli_has(a, OPT_NAMESPACE) || sc_cli_has(a, OPT_TARGET)))
         return sc_cli_usage_error("%s", "audit cuda takes only --json and workspace options");
     if (a->npositional < 2)
         return sc_cli_usage_error("%s", "audit cuda needs a scroll (reference or directory)");
@@ -205,7 +154,13 @@ static int cmd_audit(sc_cli_args *a)
         return sc_cli_report(&err);
     }
     int rc = 0;
-    if (a->given & OPT_JSON) {
+    if (sc_cli_has(a, OPT_JSON) && rep.errors > 0) {
+        sc_error_set(&err, SC_E_AUDIT_FAILED, NULL, "CUDA audit of %s (%s): %zu error finding(s)",
+                     arg, tid, rep.errors);
+        rc = sc_cli_fail_json(sc_audit_report_json(&rep, 1), &err);
+        sc_audit_report_free(&rep);
+        return rc;
+    } else if (sc_cli_has(a, OPT_JSON)) {
         rc = sc_cli_print_json(sc_audit_report_json(&rep, 1));
     } else {
         for (size_t i = 0; i < rep.count; i++) {
@@ -364,7 +319,7 @@ static int cmd_licenses(sc_cli_args *a)
     char *record = NULL; /* the declaration --write adds */
     if (c == SC_OK && declared != NULL) {
         reviewed = sc_path_join(ws.root, declared);
-    } else if (c == SC_OK && (a->given & OPT_WRITE)) {
+    } else if (c == SC_OK && (sc_cli_has(a, OPT_WRITE))) {
         reviewed = sc_path_join(dir, "conda-licenses.json");
         char *rel_dir = reviewed ? relative_to(ws.root, dir) : NULL;
         if (rel_dir == NULL) {
@@ -381,10 +336,10 @@ static int cmd_licenses(sc_cli_args *a)
         }
         free(rel_dir);
     }
-    if (c == SC_OK && (declared != NULL || (a->given & OPT_WRITE)) && reviewed == NULL)
+    if (c == SC_OK && (declared != NULL || (sc_cli_has(a, OPT_WRITE))) && reviewed == NULL)
         c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
 
-    if (c == SC_OK && (a->given & OPT_WRITE)) {
+    if (c == SC_OK && (sc_cli_has(a, OPT_WRITE))) {
         c = sc_json_write_file(inv, reviewed, 0644, &err);
         if (c == SC_OK && record != NULL) {
             sc_author_ctx ctx;
@@ -401,12 +356,31 @@ static int cmd_licenses(sc_cli_args *a)
 
     int rc = 0;
     if (inv != NULL && (c == SC_OK || c == SC_E_LICENSE_AUDIT_MISMATCH)) {
-        if (a->given & OPT_JSON) {
-            rc = sc_cli_print_json(inv);
+        if (sc_cli_has(a, OPT_JSON)) {
+            /* {"inventory": the inventory document, "reviewed": its file or null,
+               "wrote": bool}, the error beside them on a mismatch */
+            sc_json *body = sc_json_new_object();
+            int bad = body == NULL || sc_json_object_append(body, "inventory", inv);
             inv = NULL;
+            bad |= body && sc_json_object_append(body, "reviewed",
+                                                 reviewed ? sc_json_new_string(reviewed)
+                                                          : sc_json_new_null());
+            bad |= body && sc_json_object_append(body, "wrote",
+                                                 sc_json_new_bool(c == SC_OK &&
+                                                                  sc_cli_has(a, OPT_WRITE)));
+            if (bad) {
+                sc_json_free(body);
+                body = NULL;
+            }
+            if (c == SC_OK) {
+                rc = sc_cli_print_json(body);
+            } else {
+                rc = sc_cli_fail_json(body, &err);
+                c = SC_OK; /* reported */
+            }
         } else {
             rc = print_summary(inv, scroll_id ? scroll_id : arg, tid);
-            if (c == SC_OK && (a->given & OPT_WRITE))
+            if (c == SC_OK && (sc_cli_has(a, OPT_WRITE)))
                 printf("Wrote %s%s\n", reviewed, record ? " and declared it in the scroll" : "");
             else if (c == SC_OK && reviewed != NULL)
                 printf("Matches the reviewed audit %s\n", reviewed);
@@ -429,19 +403,44 @@ static int cmd_licenses(sc_cli_args *a)
     return rc;
 }
 
-int sc_cli_audit_dispatch(int argc, char **argv, int *status)
-{
-    int at = sc_cli_command_index(argc, argv);
-    if (at == 0 || strcmp(argv[at], "audit") != 0)
-        return 0;
-    sc_cli_args a;
-    memset(&a, 0, sizeof a);
-    int rc = sc_cli_parse(argc, argv, at, OPT_JSON | OPT_WRITE | OPT_NAMESPACE | OPT_TARGET, &a);
-    if (rc != 0)
-        *status = rc;
-    else if (a.help)
-        *status = sc_cli_audit_help("audit");
-    else
-        *status = cmd_audit(&a);
-    return 1;
-}
+const sc_cli_command sc_cli_audit_commands[] = {
+    {"audit", "author", "licence inventory of a scroll's lock against its review",
+     "The licence inventory of the scroll's pixi.lock (docs/format-v3.md 10.7,\n"
+     "20.4): every package the default environment locks for the target's\n"
+     "platform, sorted by name then version.  A package without a licence, or\n"
+     "with UNKNOWN, fails with license-audit-mismatch.  Prints \"N packages for\n"
+     "<scrollId> (<targetId>)\" and a count per licence (--json: the inventory\n"
+     "document).  Without --write the inventory is compared with the reviewed\n"
+     "file the scroll declares in condaDependencyLicenseAudit (relative to the\n"
+     "project root); a difference or a missing file is license-audit-mismatch.\n"
+     "--write writes the inventory there instead; when the scroll declares none\n"
+     "it writes <target directory>/conda-licenses.json and records that path in\n"
+     "the target's scroll.json.  SCROLL is <boxId>/<targetId>, <boxId> with\n"
+     "--target (or with a single target), or a target directory.  The build's\n"
+     "gate always uses the namespace scrollcase.box (--namespace only changes\n"
+     "what this command prints or writes).\n",
+     SC_CLI_OPERANDS({"SCROLL", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_WRITE, "write the inventory instead of comparing"},
+                    {OPT_NAMESPACE, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_audit},
+    {"audit cuda", "author", "audit a scroll's pixi solve for its CUDA ABI",
+     "Audits the solve of one scroll for its CUDA ABI (docs/format-v3.md 19):\n"
+     "pixi.toml (platforms, [system-requirements] cuda, the cuda-version pin)\n"
+     "and pixi.lock (CPU or other-CUDA conda builds, the locked cuda-version,\n"
+     "wheel tags against the target's CUDA, the locked Python and torch,\n"
+     "nvidia-*-cuN runtime wheels, torch side-car drift).  SCROLL is a\n"
+     "reference <boxId>/<targetId> in the workspace's scrolls directory, or the\n"
+     "path of a target directory (or of its scroll.json); pixi.toml and\n"
+     "pixi.lock are read from that directory.  For a target that is not CUDA\n"
+     "only the platform and wheel checks run.\n"
+     "\n"
+     "Prints one line per finding (severity, code, package, evidence); --json\n"
+     "prints {findings: [...], errors, warnings}.  Exits 0 when no finding is\n"
+     "an error (warnings allowed), 1 with audit-failed when one is, or with the\n"
+     "code of a file that cannot be read (invalid-pixi-toml, invalid-lock, ...),\n"
+     "2 for a usage error.\n",
+     SC_CLI_OPERANDS({"SCROLL", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_JSON, NULL}),
+     NULL, 0, cmd_audit},
+    SC_CLI_END,
+};

@@ -23,104 +23,6 @@
 #include "scrollcase/json.h"
 #include "scrollcase/scroll_edit.h"
 
-static const char init_help[] =
-    "usage: scrollcase init [--example] [--pixi-version V] [--json] [workspace options]\n"
-    "\n"
-    "Initialises the workspace at the project root: writes scrollcase.config.json\n"
-    "({\"version\": 1, \"paths\": {...the defaults}}) unless one exists, creates the\n"
-    "scrolls directory, and adds \".scrollcase/\" to .gitignore once.  Never\n"
-    "replaces a file.  With --example it also writes the starter scroll\n"
-    "example-box/<this host's target> through the `new scroll` path (pixi pin\n"
-    "--pixi-version, default " SC_AUTHOR_DEFAULT_PIXI_VERSION ").  Downloads nothing: no toolchain\n"
-    "(pixi, conda-pack) is installed; `scrollcase doctor` says what is missing.\n";
-
-static const char new_help[] =
-    "usage: scrollcase new scroll --box-id ID --target TARGET_ID --source-revision REV\n"
-    "         [--model-id ID] [--version V] [--python-version X.Y] [--pixi-version V]\n"
-    "         [--execution script|module|none] [--script PATH | --module NAME]\n"
-    "         [--asset-base-url URL] [--weights embed] [--json] [workspace options]\n"
-    "\n"
-    "Writes <scrolls>/<boxId>/<targetId>/scroll.json (a minimal schema-v3 scroll:\n"
-    "boxId, modelId (default boxId), runtimeId (<boxId>-runtime), version\n"
-    "(1.0.0), sourceRevision, target, pythonVersion (" SC_AUTHOR_DEFAULT_PYTHON_VERSION "), pixiVersion\n"
-    "(" SC_AUTHOR_DEFAULT_PIXI_VERSION "), selfTest {imports: [\"json\"]} and execution when asked)\n"
-    "and pixi.toml ([workspace] name, channels, platforms = the target's conda\n"
-    "subdir; [dependencies] python = \"X.Y.*\").  The directory appears whole (built\n"
-    "under a temporary name and renamed); an existing scroll is scroll-exists.\n"
-    "Non-interactive: a missing required flag is a usage error naming it.\n";
-
-static const char add_help[] =
-    "usage: scrollcase add file|asset|env|import|dep BOX VALUE [--target ID|all]\n"
-    "         [--to REL] [--version SPEC] [workspace options]\n"
-    "       scrollcase remove file|asset|env|import|dep BOX VALUE [--target ID|all]\n"
-    "\n"
-    "  add file BOX PATH [--to REL]    a regular, non-link project file: localFiles\n"
-    "                                  {sourcePath, relativePath, sha256} and selfTest.files\n"
-    "  add asset BOX URL [--to REL]    downloads the URL once to pin sizeBytes and sha256;\n"
-    "                                  default path <modelCacheSubdir>/<last URL segment>\n"
-    "  add env BOX NAME=VALUE          environment member (replaced if present)\n"
-    "  add import BOX MODULE           selfTest.imports (a dotted name)\n"
-    "  add dep BOX NAME [--version S]  NAME = \"S\" (default \"*\") in [dependencies] of\n"
-    "                                  each chosen target's pixi.toml\n"
-    "\n"
-    "remove takes the same kinds: a file or asset by relativePath (or source path /\n"
-    "URL), env by NAME, import and dep by name; nothing matching is a usage error and\n"
-    "the last import of a scroll is refused.  --target: a target id edits that\n"
-    "target's scroll.json; all edits the box's base scroll.json when it has one, else\n"
-    "every target; without it a box must have exactly one target.  Every edit is\n"
-    "staged and every target of the box re-validated; on failure the files are put\n"
-    "back as they were.\n";
-
-static const char edit_help[] =
-    "usage: scrollcase edit scroll BOX --field FIELD --value VALUE [--target ID|all]\n"
-    "\n"
-    "Sets one top-level field of the chosen scroll file(s) (see `add --help` for\n"
-    "--target).  FIELD is one of scrollId scrollVersion modelId runtimeId version\n"
-    "sourceRevision pythonVersion pixiVersion condaDependencyLicenseAudit\n"
-    "modelCacheSubdir assetBaseUrl weights (embed|on-demand); VALUE is trimmed.\n"
-    "The box is re-validated; an invalid result is refused and nothing changes.\n";
-
-static const char refresh_help[] =
-    "usage: scrollcase refresh BOX [--repin] [--check-assets] [--json] [workspace options]\n"
-    "\n"
-    "Hashes again every localFiles entry of the box that declares sha256.  Drift is\n"
-    "reported and exits 1 with local-file-mismatch, unless --repin rewrites the pins\n"
-    "(staged and re-validated).  A missing source is local-file-missing.\n"
-    "--check-assets also downloads every asset again (the only case that uses the\n"
-    "network) and compares size and sha256: drift is asset-size / asset-hash, or\n"
-    "repinned with --repin.  --json prints {localFiles: [...], assets: [...]}.\n";
-
-const char *sc_cli_author_summary(void)
-{
-    return "  init [--example]              set up a workspace (config, scrolls, .gitignore)\n"
-           "  new scroll --box-id ID --target T --source-revision REV\n"
-           "                                write a new minimal scroll and pixi.toml\n"
-           "  add|remove KIND BOX VALUE     edit a box: file, asset, env, import, dep\n"
-           "  edit scroll BOX --field F --value V\n"
-           "                                set one field of a box's scroll(s)\n"
-           "  refresh BOX [--repin] [--check-assets]\n"
-           "                                re-pin local files (and assets) that changed\n";
-}
-
-int sc_cli_author_help(const char *cmd)
-{
-    if (cmd == NULL)
-        return -1;
-    if (strcmp(cmd, "init") == 0)
-        fputs(init_help, stdout);
-    else if (strcmp(cmd, "new") == 0)
-        fputs(new_help, stdout);
-    else if (strcmp(cmd, "add") == 0 || strcmp(cmd, "remove") == 0)
-        fputs(add_help, stdout);
-    else if (strcmp(cmd, "edit") == 0)
-        fputs(edit_help, stdout);
-    else if (strcmp(cmd, "refresh") == 0)
-        fputs(refresh_help, stdout);
-    else
-        return -1;
-    return 0;
-}
-
 static int report(sc_error *err)
 {
     return sc_cli_report(err);
@@ -158,14 +60,14 @@ static int cmd_init(sc_cli_args *a)
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
         return report(&err);
     sc_init_result r;
-    sc_code c = sc_author_init(ws.root, ws.paths[SC_WS_SCROLLS], (a->given & OPT_EXAMPLE) != 0,
+    sc_code c = sc_author_init(ws.root, ws.paths[SC_WS_SCROLLS], (sc_cli_has(a, OPT_EXAMPLE)) != 0,
                                sc_cli_value(a, OPT_PIXI_VERSION), &r, &err);
     if (c != SC_OK) {
         sc_workspace_free(&ws);
         return report(&err);
     }
     int rc = 0;
-    if (a->given & OPT_JSON) {
+    if (sc_cli_has(a, OPT_JSON)) {
         rc = sc_cli_print_json(obj_bools("config", r.wrote_config, "scrolls", r.created_scrolls,
                                          "gitignore", r.wrote_gitignore, "example",
                                          r.wrote_example));
@@ -173,7 +75,7 @@ static int cmd_init(sc_cli_args *a)
         printf("%s %s/%s\n", r.wrote_config ? "wrote" : "kept ", ws.root, SC_CONFIG_FILE);
         printf("%s %s\n", r.created_scrolls ? "made " : "kept ", ws.paths[SC_WS_SCROLLS]);
         printf("%s %s/.gitignore\n", r.wrote_gitignore ? "wrote" : "kept ", ws.root);
-        if (a->given & OPT_EXAMPLE)
+        if (sc_cli_has(a, OPT_EXAMPLE))
             printf("%s %s/%s/%s\n", r.wrote_example ? "wrote" : "kept ",
                    ws.paths[SC_WS_SCROLLS], SC_AUTHOR_EXAMPLE_BOX, sc_author_native_target());
         printf("workspace initialised at %s (no toolchain downloaded; see scrollcase doctor)\n",
@@ -211,7 +113,7 @@ static int cmd_new(sc_cli_args *a)
     int rc = 0;
     if (c != SC_OK) {
         rc = report(&err);
-    } else if (a->given & OPT_JSON) {
+    } else if (sc_cli_has(a, OPT_JSON)) {
         sc_json *j = sc_json_new_object();
         char ref[512];
         snprintf(ref, sizeof ref, "%s/%s", o.box_id, o.target_id);
@@ -259,23 +161,37 @@ static sc_code ctx_for(sc_cli_args *a, sc_workspace *ws, sc_author_ctx *c, sc_er
     return SC_OK;
 }
 
+/* add, remove and edit --json: {"action", "kind", "boxId", "value"[, "field"]} */
+static int print_edit(const char *action, const char *kind, const char *box, const char *value,
+                      const char *field_value)
+{
+    sc_json *o = sc_json_new_object();
+    int bad = o == NULL || sc_json_object_append(o, "action", sc_json_new_string(action)) ||
+              sc_json_object_append(o, "kind", sc_json_new_string(kind)) ||
+              sc_json_object_append(o, "boxId", sc_json_new_string(box));
+    if (!bad && field_value != NULL)
+        bad |= sc_json_object_append(o, "field", sc_json_new_string(value)) ||
+               sc_json_object_append(o, "value", sc_json_new_string(field_value));
+    else if (!bad)
+        bad |= sc_json_object_append(o, "value", sc_json_new_string(value));
+    if (bad) {
+        sc_json_free(o);
+        o = NULL;
+    }
+    return sc_cli_print_json(o);
+}
+
 static int cmd_add_remove(sc_cli_args *a, int add)
 {
     const char *verb = add ? "add" : "remove";
     sc_author_kind kind;
-    if (a->npositional < 1 || !kind_of(a->positional[0], &kind)) {
-        fprintf(stderr, "scrollcase: error[usage]: %s takes file, asset, env, import or dep\n",
-                verb);
-        return EXIT_USAGE;
-    }
-    if (a->npositional < 3) {
-        fprintf(stderr, "scrollcase: error[usage]: %s %s needs BOX and VALUE\n", verb,
-                a->positional[0]);
-        return EXIT_USAGE;
-    }
+    if (a->npositional < 1 || !kind_of(a->positional[0], &kind))
+        return sc_cli_usage_error("%s takes file, asset, env, import or dep", verb);
+    if (a->npositional < 3)
+        return sc_cli_usage_error("%s needs BOX and VALUE", a->command->words);
     if (a->npositional > 3)
         return sc_cli_usage_error("unexpected argument %s", a->positional[3]);
-    if (!add && (a->given & (OPT_TO | OPT_VERSION_ARG)))
+    if (!add && ((sc_cli_has(a, OPT_TO) || sc_cli_has(a, OPT_VERSION_ARG))))
         return sc_cli_usage_error("%s", "remove takes neither --to nor --version");
     sc_error err;
     sc_workspace ws;
@@ -289,6 +205,9 @@ static int cmd_add_remove(sc_cli_args *a, int add)
     sc_workspace_free(&ws);
     if (rc != SC_OK)
         return report(&err);
+    if (sc_cli_json())
+        return finish(print_edit(add ? "added" : "removed", a->positional[0], a->positional[1],
+                                 a->positional[2], NULL));
     printf("%s %s %s: box %s updated\n", add ? "added" : "removed", a->positional[0],
            a->positional[2], a->positional[1]);
     return finish(0);
@@ -316,6 +235,9 @@ static int cmd_edit(sc_cli_args *a)
     sc_workspace_free(&ws);
     if (rc != SC_OK)
         return report(&err);
+    if (sc_cli_json())
+        return finish(print_edit("edited", "field", a->positional[1], sc_cli_value(a, OPT_FIELD),
+                                 sc_cli_value(a, OPT_VALUE)));
     printf("edited %s of box %s\n", sc_cli_value(a, OPT_FIELD), a->positional[1]);
     return finish(0);
 }
@@ -347,11 +269,17 @@ static int cmd_refresh(sc_cli_args *a)
         return report(&err);
     c.target = NULL;
     sc_json *rep = NULL;
-    sc_code rc = sc_author_refresh(&c, a->positional[0], (a->given & OPT_REPIN) != 0,
-                                   (a->given & OPT_CHECK_ASSETS) != 0, &rep, &err);
+    sc_code rc = sc_author_refresh(&c, a->positional[0], (sc_cli_has(a, OPT_REPIN)) != 0,
+                                   (sc_cli_has(a, OPT_CHECK_ASSETS)) != 0, &rep, &err);
     sc_workspace_free(&ws);
     int status = 0;
-    if (a->given & OPT_JSON) {
+    if (sc_cli_has(a, OPT_JSON)) {
+        /* the drift whatever the outcome, the error beside it on a failure */
+        if (rc != SC_OK) {
+            status = sc_cli_fail_json(rep, &err);
+            rep = NULL;
+            return finish(status);
+        }
         if (rep != NULL)
             status = sc_cli_print_json(rep);
         rep = NULL;
@@ -368,45 +296,122 @@ static int cmd_refresh(sc_cli_args *a)
     return finish(status);
 }
 
-int sc_cli_author_dispatch(int argc, char **argv, int *status)
+static int cmd_add(sc_cli_args *a)
 {
-    int at = sc_cli_command_index(argc, argv);
-    if (at == 0)
-        return 0;
-    const char *cmd = argv[at];
-    unsigned long long allowed;
-    if (strcmp(cmd, "init") == 0)
-        allowed = OPT_EXAMPLE | OPT_PIXI_VERSION | OPT_JSON;
-    else if (strcmp(cmd, "new") == 0)
-        allowed = OPT_BOX_ID | OPT_TARGET | OPT_MODEL_ID | OPT_VERSION_ARG |
-                  OPT_SOURCE_REVISION | OPT_PYTHON_VERSION | OPT_PIXI_VERSION | OPT_EXECUTION |
-                  OPT_SCRIPT | OPT_MODULE | OPT_ASSET_BASE_URL | OPT_WEIGHTS | OPT_JSON;
-    else if (strcmp(cmd, "add") == 0 || strcmp(cmd, "remove") == 0)
-        allowed = OPT_TARGET | OPT_TO | OPT_VERSION_ARG;
-    else if (strcmp(cmd, "edit") == 0)
-        allowed = OPT_TARGET | OPT_FIELD | OPT_VALUE;
-    else if (strcmp(cmd, "refresh") == 0)
-        allowed = OPT_REPIN | OPT_CHECK_ASSETS | OPT_JSON;
-    else
-        return 0;
-    sc_cli_args a;
-    memset(&a, 0, sizeof a);
-    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
-    if (rc != 0)
-        *status = rc;
-    else if (a.help)
-        *status = sc_cli_author_help(cmd);
-    else if (strcmp(cmd, "init") == 0)
-        *status = cmd_init(&a);
-    else if (strcmp(cmd, "new") == 0)
-        *status = cmd_new(&a);
-    else if (strcmp(cmd, "add") == 0)
-        *status = cmd_add_remove(&a, 1);
-    else if (strcmp(cmd, "remove") == 0)
-        *status = cmd_add_remove(&a, 0);
-    else if (strcmp(cmd, "edit") == 0)
-        *status = cmd_edit(&a);
-    else
-        *status = cmd_refresh(&a);
-    return 1;
+    return cmd_add_remove(a, 1);
 }
+
+static int cmd_remove(sc_cli_args *a)
+{
+    return cmd_add_remove(a, 0);
+}
+
+#define TARGET_HELP "the target's scroll.json, or all (see `help add`)"
+
+#define ADD_TARGET_TEXT \
+    "--target: a target id edits that target's scroll.json; all edits the box's\n" \
+    "base scroll.json when it has one, else every target; without it a box must\n" \
+    "have exactly one target.  Every edit is staged and every target of the box\n" \
+    "re-validated; on failure the files are put back as they were.\n"
+
+static const char remove_description[] =
+    "Removes what `add` added: a file or asset by relativePath (or source path /\n"
+    "URL), env by NAME, import and dep by name; nothing matching is a usage error\n"
+    "and the last import of a scroll is refused.  --target as for `add`.  Every\n"
+    "edit is staged and every target of the box re-validated; on failure the\n"
+    "files are put back as they were.\n";
+
+#define BOX_OPERAND {"BOX", 1, 0, SC_COMPLETE_NONE}
+
+const sc_cli_command sc_cli_author_commands[] = {
+    {"init", "author", "set up a workspace (config, scrolls, .gitignore)",
+     "Initialises the workspace at the project root: writes scrollcase.config.json\n"
+     "({\"version\": 1, \"paths\": {...the defaults}}) unless one exists, creates the\n"
+     "scrolls directory, and adds \".scrollcase/\" to .gitignore once.  Never\n"
+     "replaces a file.  With --example it also writes the starter scroll\n"
+     "example-box/<this host's target> through the `new scroll` path (pixi pin\n"
+     "--pixi-version, default " SC_AUTHOR_DEFAULT_PIXI_VERSION ").  Downloads nothing: no toolchain\n"
+     "(pixi, conda-pack) is installed; `scrollcase doctor` says what is missing.\n",
+     NULL,
+     SC_CLI_OPTIONS({OPT_EXAMPLE, NULL}, {OPT_PIXI_VERSION, "the starter scroll's pixi pin"},
+                    {OPT_JSON, NULL}),
+     NULL, 0, cmd_init},
+    {"new scroll", "author", "write a new minimal scroll and pixi.toml",
+     "Writes <scrolls>/<boxId>/<targetId>/scroll.json (a minimal schema-v3 scroll:\n"
+     "boxId, modelId (default boxId), runtimeId (<boxId>-runtime), version\n"
+     "(1.0.0), sourceRevision, target, pythonVersion (" SC_AUTHOR_DEFAULT_PYTHON_VERSION "), pixiVersion\n"
+     "(" SC_AUTHOR_DEFAULT_PIXI_VERSION "), selfTest {imports: [\"json\"]} and execution when asked)\n"
+     "and pixi.toml ([workspace] name, channels, platforms = the target's conda\n"
+     "subdir; [dependencies] python = \"X.Y.*\").  The directory appears whole (built\n"
+     "under a temporary name and renamed); an existing scroll is scroll-exists.\n"
+     "Non-interactive: a missing required flag is a usage error naming it\n"
+     "(--box-id, --target and --source-revision are required).\n",
+     NULL,
+     SC_CLI_OPTIONS({OPT_BOX_ID, NULL}, {OPT_TARGET, NULL}, {OPT_SOURCE_REVISION, NULL},
+                    {OPT_MODEL_ID, NULL}, {OPT_VERSION_ARG, "the box version (default 1.0.0)"},
+                    {OPT_PYTHON_VERSION, NULL}, {OPT_PIXI_VERSION, NULL}, {OPT_EXECUTION, NULL},
+                    {OPT_SCRIPT, NULL}, {OPT_MODULE, NULL}, {OPT_ASSET_BASE_URL, NULL},
+                    {OPT_WEIGHTS, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_new},
+    {"add file", "author", "add a project file to a box (localFiles, selfTest.files)",
+     "Adds a regular, non-link project file: a localFiles entry {sourcePath,\n"
+     "relativePath, sha256} and a selfTest.files entry.\n\n" ADD_TARGET_TEXT,
+     SC_CLI_OPERANDS(BOX_OPERAND, {"PATH", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_add},
+    {"add asset", "author", "add a downloaded asset to a box",
+     "Downloads URL once to pin sizeBytes and sha256; the path defaults to\n"
+     "<modelCacheSubdir>/<last URL segment>.\n\n" ADD_TARGET_TEXT,
+     SC_CLI_OPERANDS(BOX_OPERAND, {"URL", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_add},
+    {"add env", "author", "set an environment member of a box",
+     "Sets NAME to VALUE in the scroll's environment (replaced if present).\n\n" ADD_TARGET_TEXT,
+     SC_CLI_OPERANDS(BOX_OPERAND, {"NAME=VALUE", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_add},
+    {"add import", "author", "add a module the self-test imports",
+     "Adds MODULE (a dotted name) to selfTest.imports.\n\n" ADD_TARGET_TEXT,
+     SC_CLI_OPERANDS(BOX_OPERAND, {"MODULE", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_add},
+    {"add dep", "author", "add a conda dependency to a box's pixi.toml",
+     "Sets NAME = \"SPEC\" (default \"*\") in [dependencies] of each chosen\n"
+     "target's pixi.toml.\n\n" ADD_TARGET_TEXT,
+     SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_VERSION_ARG, "the version spec (default *)"},
+                    {OPT_JSON, NULL}),
+     NULL, 0, cmd_add},
+    {"remove file", "author", "remove a project file from a box",
+     remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"PATH", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+    {"remove asset", "author", "remove an asset from a box",
+     remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"PATH|URL", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+    {"remove env", "author", "remove an environment member of a box",
+     remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+    {"remove import", "author", "remove a module the self-test imports",
+     remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"MODULE", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+    {"remove dep", "author", "remove a conda dependency from a box's pixi.toml",
+     remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+    {"edit scroll", "author", "set one field of a box's scroll(s)",
+     "Sets one top-level field of the chosen scroll file(s) (see `help add` for\n"
+     "--target); VALUE is trimmed, weights takes embed or on-demand.  The box is\n"
+     "re-validated; an invalid result is refused and nothing changes.\n",
+     SC_CLI_OPERANDS(BOX_OPERAND),
+     SC_CLI_OPTIONS({OPT_FIELD, NULL}, {OPT_VALUE, NULL}, {OPT_TARGET, TARGET_HELP},
+                    {OPT_JSON, NULL}),
+     NULL, 0, cmd_edit},
+    {"refresh", "author", "re-pin local files (and assets) that changed",
+     "Hashes again every localFiles entry of the box that declares sha256.  Drift is\n"
+     "reported and exits 1 with local-file-mismatch, unless --repin rewrites the pins\n"
+     "(staged and re-validated).  A missing source is local-file-missing.\n"
+     "--check-assets also downloads every asset again (the only case that uses the\n"
+     "network) and compares size and sha256: drift is asset-size / asset-hash, or\n"
+     "repinned with --repin.  --json prints {localFiles: [...], assets: [...]}.\n",
+     SC_CLI_OPERANDS(BOX_OPERAND),
+     SC_CLI_OPTIONS({OPT_REPIN, NULL}, {OPT_CHECK_ASSETS, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_refresh},
+    SC_CLI_END,
+};

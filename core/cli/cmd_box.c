@@ -32,99 +32,6 @@
 
 extern char **environ;
 
-static const char verify_help[] =
-    "usage: scrollcase verify RELEASE --trust TRUSTFILE [--archive FILE]\n"
-    "                         [--revocations FILE] [--self-test]\n"
-    "                         [--temporary-directory DIR] [--json]\n"
-    "       scrollcase verify RELEASE --trust TRUSTFILE --extracted DIR [--json]\n"
-    "       (either form also takes --audit)\n"
-    "\n"
-    "Checks that an archive is the box the signed release RELEASE describes\n"
-    "(docs/format-v3.md 16.1): the trust file, the release (9.2), the\n"
-    "revocations if given (13), then the archive's existence, size, SHA-256,\n"
-    "entries, box.json and its agreement with the release, the entry point and\n"
-    "the execution.  The archive defaults to the last segment of archive.url in\n"
-    "RELEASE's directory.  Nothing is written.\n"
-    "\n"
-    "--self-test then extracts the box into a private directory (under\n"
-    "--temporary-directory, else $TMPDIR), recomputes its payload digest and\n"
-    "runs the release's self-test with its time limit (native host only).\n"
-    "--extracted DIR checks an extracted tree against the signed payload list\n"
-    "instead of an archive.  --audit runs the CUDA ABI audit (19) over the\n"
-    "payload's conda-meta records (extracting an archive into a private\n"
-    "directory first); findings of error severity fail with audit-failed.\n"
-    "Prints \"ok ...\"; --json prints an object.\n";
-
-static const char prepare_help[] =
-    "usage: scrollcase prepare RELEASE DEST --trust TRUSTFILE [--archive FILE]\n"
-    "                          [--revocations FILE] [--json]\n"
-    "\n"
-    "Verifies the archive as `verify` does and extracts it to DEST, which must\n"
-    "not exist (existing-destination).  The tree is built in a stage directory\n"
-    "beside DEST and renamed into place; on any failure, or on SIGINT/SIGTERM,\n"
-    "the stage is removed and DEST is not created.  Prints the receipt: root,\n"
-    "box, target, signing keys, archive and installed sizes; --json prints it\n"
-    "as an object.  Any target may be prepared on any host.\n";
-
-static const char attach_help[] =
-    "usage: scrollcase attach RELEASE DIR --trust TRUSTFILE [--revocations FILE]\n"
-    "                         [--env-report] [--env-report-values] [--json]\n"
-    "\n"
-    "Adopts an already-extracted tree DIR (docs/format-v3.md 16.3): DIR is a\n"
-    "real directory, the release verifies, the host is native for its target,\n"
-    "the entry point and the execution are present, the on-demand assets\n"
-    "match.  Payload bytes are not read.  Prints the receipt (status\n"
-    "attached); --env-report prints the full environment report,\n"
-    "--env-report-values shows host values in it.\n";
-
-static const char run_help[] =
-    "usage: scrollcase run RELEASE --trust TRUSTFILE [--archive FILE | --prepared DIR]\n"
-    "                      [--env NAME=VALUE]... [--env-report] [--env-report-values]\n"
-    "                      [--temporary-directory DIR] [--revocations FILE]\n"
-    "                      [-- ARGS...]\n"
-    "\n"
-    "Runs the box's declared execution (docs/format-v3.md 16.6) with ARGS after\n"
-    "its default arguments.  With --prepared DIR, the box prepared there;\n"
-    "otherwise the archive is prepared into a private temporary directory\n"
-    "that is removed afterwards whatever happens.  The environment is the\n"
-    "host's, then each --env, then the release's environment (later wins).\n"
-    "Exits with the program's status; if the program was killed by a signal,\n"
-    "the command ends by the same signal.\n";
-
-static int is_ours(const char *cmd)
-{
-    return strcmp(cmd, "verify") == 0 || strcmp(cmd, "prepare") == 0 ||
-           strcmp(cmd, "attach") == 0 || strcmp(cmd, "run") == 0;
-}
-
-const char *sc_cli_box_summary(void)
-{
-    return "  verify RELEASE --trust T [--archive F | --extracted DIR] [--self-test]\n"
-           "                                check a box archive against its signed release\n"
-           "  prepare RELEASE DEST --trust T [--archive F]\n"
-           "                                verify and extract a box to a new directory\n"
-           "  attach RELEASE DIR --trust T  adopt an already-extracted box\n"
-           "  run RELEASE --trust T [--archive F | --prepared DIR] [-- ARGS...]\n"
-           "                                run a box's declared execution\n";
-}
-
-int sc_cli_box_help(const char *cmd)
-{
-    if (cmd == NULL)
-        return -1;
-    if (strcmp(cmd, "verify") == 0)
-        fputs(verify_help, stdout);
-    else if (strcmp(cmd, "prepare") == 0)
-        fputs(prepare_help, stdout);
-    else if (strcmp(cmd, "attach") == 0)
-        fputs(attach_help, stdout);
-    else if (strcmp(cmd, "run") == 0)
-        fputs(run_help, stdout);
-    else
-        return -1;
-    return 0;
-}
-
 /* ---- shared steps ---------------------------------------------------------------- */
 
 /* Trust, revocations, release: 16.1 steps 1-3. */
@@ -244,21 +151,24 @@ static int report_audit(sc_audit_report *rep, sc_json *out)
         sc_error_set(&err, SC_E_AUDIT_FAILED, NULL,
                      "the CUDA ABI audit found %zu error(s) and %zu warning(s)", rep->errors,
                      rep->warnings);
-        return sc_cli_report(&err);
+        sc_json *body = sc_cli_json() ? sc_json_new_object() : NULL;
+        if (body != NULL)
+            sc_json_object_append(body, "audit", sc_audit_report_json(rep, 1));
+        return sc_cli_fail_json(body, &err);
     }
     return 0;
 }
 
-static int cmd_verify(const sc_cli_args *a)
+static int cmd_verify(sc_cli_args *a)
 {
     if (a->npositional != 1)
         return sc_cli_usage_error("%s", "verify takes one RELEASE");
     if (a->trust == NULL)
         return sc_cli_usage_error("%s", "verify needs --trust TRUSTFILE");
     const char *extracted = sc_cli_value(a, OPT_EXTRACTED);
-    if (extracted != NULL && (a->given & (OPT_ARCHIVE | OPT_SELF_TEST)))
+    if (extracted != NULL && ((sc_cli_has(a, OPT_ARCHIVE) || sc_cli_has(a, OPT_SELF_TEST))))
         return sc_cli_usage_error("%s", "--extracted checks a tree: not with --archive or --self-test");
-    int json = (a->given & OPT_JSON) != 0;
+    int json = (sc_cli_has(a, OPT_JSON)) != 0;
     sc_trust trust;
     sc_release rel;
     int rc = open_release(a, &trust, &rel);
@@ -273,10 +183,10 @@ static int cmd_verify(const sc_cli_args *a)
         memset(&audit, 0, sizeof audit);
         if (sc_box_verify_extracted(&rel, extracted, NULL, 0, 0, &rep, &err) != SC_OK) {
             rc = sc_cli_report(&err);
-        } else if ((a->given & OPT_AUDIT) &&
+        } else if ((sc_cli_has(a, OPT_AUDIT)) &&
                    sc_box_audit_extracted(&rel, extracted, &audit, &err) != SC_OK) {
             rc = sc_cli_report(&err);
-        } else if ((a->given & OPT_AUDIT) && audit.errors > 0) {
+        } else if ((sc_cli_has(a, OPT_AUDIT)) && audit.errors > 0) {
             rc = report_audit(&audit, NULL);
         } else if (json) {
             out = sc_json_new_object();
@@ -290,12 +200,16 @@ static int cmd_verify(const sc_cli_args *a)
                 sc_json_object_append(out, "targetId", sc_json_new_string(rel.target_id));
                 sc_json_object_append(out, "entryCount",
                                       sc_json_new_number((double)rep.entry_count));
-                if (a->given & OPT_AUDIT)
+                sc_json *keys = sc_json_new_array();
+                if (keys != NULL)
+                    sc_json_array_append(keys, sc_json_new_string(rel.doc.key_id));
+                sc_json_object_append(out, "signingKeyIds", keys);
+                if (sc_cli_has(a, OPT_AUDIT))
                     (void)report_audit(&audit, out);
             }
             rc = sc_cli_print_json(out);
         } else {
-            if (a->given & OPT_AUDIT)
+            if (sc_cli_has(a, OPT_AUDIT))
                 (void)report_audit(&audit, NULL);
             printf("ok %s: %zu listed entries match the signed payload digest\n", extracted,
                    rep.entry_count);
@@ -315,7 +229,7 @@ static int cmd_verify(const sc_cli_args *a)
         free(archive);
         goto done;
     }
-    int self_test = (a->given & OPT_SELF_TEST) != 0;
+    int self_test = (sc_cli_has(a, OPT_SELF_TEST)) != 0;
     if (self_test) {
         sc_box_prepare_signal_cleanup();
         fprintf(stderr, "scrollcase: self-test of %s\n", rel.target_id);
@@ -327,7 +241,7 @@ static int cmd_verify(const sc_cli_args *a)
     }
     sc_audit_report audit;
     memset(&audit, 0, sizeof audit);
-    if (a->given & OPT_AUDIT) {
+    if (sc_cli_has(a, OPT_AUDIT)) {
         sc_box_prepare_signal_cleanup();
         fprintf(stderr, "scrollcase: CUDA ABI audit of the payload's conda-meta records\n");
         if (sc_box_audit_archive(&rel, archive, sc_cli_value(a, OPT_TMPDIR), &audit, &err) !=
@@ -356,14 +270,17 @@ static int cmd_verify(const sc_cli_args *a)
                                                         : sc_json_new_null());
             sc_json_object_append(out, "requiredAssets",
                                   sc_json_new_number((double)rep.required_asset_count));
-            sc_json_object_append(out, "signedBy", sc_json_new_string(rel.doc.key_id));
+            sc_json *keys = sc_json_new_array();
+            if (keys != NULL)
+                sc_json_array_append(keys, sc_json_new_string(rel.doc.key_id));
+            sc_json_object_append(out, "signingKeyIds", keys);
             sc_json_object_append(out, "selfTest", sc_json_new_bool(self_test));
-            if (a->given & OPT_AUDIT)
+            if (sc_cli_has(a, OPT_AUDIT))
                 (void)report_audit(&audit, out);
         }
         rc = sc_cli_print_json(out);
     } else {
-        if (a->given & OPT_AUDIT)
+        if (sc_cli_has(a, OPT_AUDIT))
             (void)report_audit(&audit, NULL);
         printf("ok %s %s %s: %zu entries, execution %s, %zu required assets, signed by %s%s\n",
                rep.box_id, rep.version, rep.target_id, rep.entry_count,
@@ -380,7 +297,7 @@ done:
 
 /* ---- prepare and attach ------------------------------------------------------------ */
 
-static int cmd_prepare(const sc_cli_args *a)
+static int cmd_prepare(sc_cli_args *a)
 {
     if (a->npositional != 2)
         return sc_cli_usage_error("%s", "prepare takes RELEASE DEST");
@@ -400,7 +317,7 @@ static int cmd_prepare(const sc_cli_args *a)
         if (sc_box_prepare(&rel, archive, a->positional[1], &r, &err) != SC_OK) {
             rc = sc_cli_report(&err);
         } else {
-            print_receipt(&r, (a->given & OPT_JSON) != 0);
+            print_receipt(&r, (sc_cli_has(a, OPT_JSON)) != 0);
             sc_receipt_free(&r);
         }
     }
@@ -410,7 +327,7 @@ static int cmd_prepare(const sc_cli_args *a)
     return rc;
 }
 
-static int cmd_attach(const sc_cli_args *a)
+static int cmd_attach(sc_cli_args *a)
 {
     if (a->npositional != 2)
         return sc_cli_usage_error("%s", "attach takes RELEASE DIR");
@@ -423,17 +340,44 @@ static int cmd_attach(const sc_cli_args *a)
         return rc;
     sc_error err;
     sc_receipt r;
-    int full = (a->given & (OPT_ENV_REPORT | OPT_ENV_VALUES)) != 0;
-    int reveal = (a->given & OPT_ENV_VALUES) != 0;
+    int full = ((sc_cli_has(a, OPT_ENV_REPORT) || sc_cli_has(a, OPT_ENV_VALUES))) != 0;
+    int reveal = (sc_cli_has(a, OPT_ENV_VALUES)) != 0;
     if (sc_box_attach(&rel, a->positional[1], NULL, full, reveal, &r, &err) != SC_OK) {
         rc = sc_cli_report(&err);
     } else {
-        print_receipt(&r, (a->given & OPT_JSON) != 0);
+        print_receipt(&r, (sc_cli_has(a, OPT_JSON)) != 0);
         sc_receipt_free(&r);
     }
     sc_release_free(&rel);
     sc_trust_free(&trust);
     return rc;
+}
+
+/*
+ * run --json: stdout carries the one document, so the box's own standard
+ * output goes to standard error while it runs.  Returns the saved stdout (-1:
+ * nothing was redirected).
+ */
+static int stdout_to_stderr(void)
+{
+    if (!sc_cli_json())
+        return -1;
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    if (saved >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        close(saved);
+        saved = -1;
+    }
+    return saved;
+}
+
+static void stdout_back(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
 }
 
 /* ---- run ------------------------------------------------------------------------------ */
@@ -444,14 +388,14 @@ static void on_prepared(void *ctx, const sc_receipt *r)
     fprintf(stderr, "scrollcase: prepared %s\n", r->root);
 }
 
-static int cmd_run(const sc_cli_args *a)
+static int cmd_run(sc_cli_args *a)
 {
     if (a->npositional != 1)
         return sc_cli_usage_error("%s", "run takes one RELEASE (arguments for the box go after --)");
     if (a->trust == NULL)
         return sc_cli_usage_error("%s", "run needs --trust TRUSTFILE");
     const char *prepared = sc_cli_value(a, OPT_PREPARED);
-    if (prepared != NULL && (a->given & (OPT_ARCHIVE | OPT_TMPDIR)))
+    if (prepared != NULL && ((sc_cli_has(a, OPT_ARCHIVE) || sc_cli_has(a, OPT_TMPDIR))))
         return sc_cli_usage_error("%s", "--prepared runs a prepared box: not with --archive or --temporary-directory");
     sc_error err;
     sc_env_map host, caller;
@@ -484,8 +428,8 @@ static int cmd_run(const sc_cli_args *a)
         sc_env_map_free(&caller);
         return rc;
     }
-    int full = (a->given & (OPT_ENV_REPORT | OPT_ENV_VALUES)) != 0;
-    int reveal = (a->given & OPT_ENV_VALUES) != 0;
+    int full = ((sc_cli_has(a, OPT_ENV_REPORT) || sc_cli_has(a, OPT_ENV_VALUES))) != 0;
+    int reveal = (sc_cli_has(a, OPT_ENV_VALUES)) != 0;
     sc_run_result res;
     memset(&res, 0, sizeof res);
     sc_code c = SC_OK;
@@ -522,7 +466,9 @@ static int cmd_run(const sc_cli_args *a)
                 spec.env_report_values = reveal;
                 spec.stdin_fd = spec.stdout_fd = spec.stderr_fd = -1;
                 spec.forward_signals = 1;
+                int saved = stdout_to_stderr();
                 c = sc_run(&spec, &res, &err);
+                stdout_back(saved);
                 free(abs);
             }
         }
@@ -540,13 +486,31 @@ static int cmd_run(const sc_cli_args *a)
         o.on_prepared = on_prepared;
         sc_box_prepare_signal_cleanup();
         fprintf(stderr, "scrollcase: preparing %s in a temporary directory\n", archive);
+        int saved = stdout_to_stderr();
         c = sc_box_run_temporary(&rel, archive, &o, &res, &err);
+        stdout_back(saved);
     }
     print_report(res.environment_report);
-    if (rc == 0 && c != SC_OK)
+    if (rc == 0 && c != SC_OK) {
         rc = sc_cli_report(&err);
-    else if (rc == 0)
+    } else if (rc == 0) {
+        if (sc_cli_json()) {
+            /* the box ran: its outcome, whatever its status */
+            sc_json *o = sc_json_new_object();
+            if (o != NULL) {
+                sc_json_object_append(o, "exited", sc_json_new_bool(res.exited));
+                sc_json_object_append(o, "exitCode", res.exited ? sc_json_new_number(res.exit_code)
+                                                                : sc_json_new_null());
+                sc_json_object_append(o, "signal", res.exited ? sc_json_new_null()
+                                                              : sc_json_new_number(res.term_signal));
+                sc_json_object_append(o, "environmentReport",
+                                      res.environment_report ? sc_json_copy(res.environment_report)
+                                                             : sc_json_new_null());
+            }
+            (void)sc_cli_print_json(o);
+        }
         rc = res.exited ? res.exit_code : 0;
+    }
     int sig = (rc == 0 && c == SC_OK && !res.exited) ? res.term_signal : 0;
     free(archive);
     sc_run_result_free(&res);
@@ -572,37 +536,65 @@ static int cmd_run(const sc_cli_args *a)
     return rc;
 }
 
-/* ---- entry point --------------------------------------------------------------------- */
+/* ---- the table ------------------------------------------------------------------- */
 
-int sc_cli_box_dispatch(int argc, char **argv, int *status)
-{
-    int at = sc_cli_command_index(argc, argv);
-    if (at == 0 || !is_ours(argv[at]))
-        return 0;
-    const char *cmd = argv[at];
-    unsigned long long allowed =
-        strcmp(cmd, "verify") == 0
-            ? OPT_TRUST | OPT_ARCHIVE | OPT_EXTRACTED | OPT_SELF_TEST | OPT_REVOCATIONS |
-                  OPT_TMPDIR | OPT_AUDIT | OPT_JSON
-        : strcmp(cmd, "prepare") == 0 ? OPT_TRUST | OPT_ARCHIVE | OPT_REVOCATIONS | OPT_JSON
-        : strcmp(cmd, "attach") == 0
-            ? OPT_TRUST | OPT_REVOCATIONS | OPT_ENV_REPORT | OPT_ENV_VALUES | OPT_JSON
-            : OPT_TRUST | OPT_ARCHIVE | OPT_PREPARED | OPT_ENV | OPT_ENV_REPORT |
-                  OPT_ENV_VALUES | OPT_TMPDIR | OPT_REVOCATIONS | OPT_REST;
-    sc_cli_args a;
-    memset(&a, 0, sizeof a);
-    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
-    if (rc != 0)
-        *status = rc;
-    else if (a.help)
-        *status = sc_cli_box_help(cmd);
-    else if (strcmp(cmd, "verify") == 0)
-        *status = cmd_verify(&a);
-    else if (strcmp(cmd, "prepare") == 0)
-        *status = cmd_prepare(&a);
-    else if (strcmp(cmd, "attach") == 0)
-        *status = cmd_attach(&a);
-    else
-        *status = cmd_run(&a);
-    return 1;
-}
+const sc_cli_command sc_cli_box_commands[] = {
+    {"verify", "consumer", "check a box archive against its signed release",
+     "Checks that an archive is the box the signed release RELEASE describes\n"
+     "(docs/format-v3.md 16.1): the trust file, the release (9.2), the\n"
+     "revocations if given (13), then the archive's existence, size, SHA-256,\n"
+     "entries, box.json and its agreement with the release, the entry point and\n"
+     "the execution.  The archive defaults to the last segment of archive.url in\n"
+     "RELEASE's directory.  Nothing is written.\n"
+     "\n"
+     "--self-test then extracts the box into a private directory (under\n"
+     "--temporary-directory, else $TMPDIR), recomputes its payload digest and\n"
+     "runs the release's self-test with its time limit (native host only).\n"
+     "--extracted DIR checks an extracted tree against the signed payload list\n"
+     "instead of an archive (not with --archive or --self-test).  --audit runs\n"
+     "the CUDA ABI audit (19) over the payload's conda-meta records (extracting\n"
+     "an archive into a private directory first); findings of error severity\n"
+     "fail with audit-failed.  Prints \"ok ...\"; --json prints an object.\n",
+     SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_EXTRACTED, NULL},
+                    {OPT_REVOCATIONS, NULL}, {OPT_SELF_TEST, NULL}, {OPT_TMPDIR, NULL},
+                    {OPT_AUDIT, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_verify},
+    {"prepare", "consumer", "verify and extract a box to a new directory",
+     "Verifies the archive as `verify` does and extracts it to DEST, which must\n"
+     "not exist (existing-destination).  The tree is built in a stage directory\n"
+     "beside DEST and renamed into place; on any failure, or on SIGINT/SIGTERM,\n"
+     "the stage is removed and DEST is not created.  Prints the receipt: root,\n"
+     "box, target, signing keys, archive and installed sizes; --json prints it\n"
+     "as an object.  Any target may be prepared on any host.\n",
+     SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}, {"DEST", 1, 0, SC_COMPLETE_DIRECTORY}),
+     SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_REVOCATIONS, NULL},
+                    {OPT_JSON, NULL}),
+     NULL, 0, cmd_prepare},
+    {"attach", "consumer", "adopt an already-extracted box",
+     "Adopts an already-extracted tree DIR (docs/format-v3.md 16.3): DIR is a\n"
+     "real directory, the release verifies, the host is native for its target,\n"
+     "the entry point and the execution are present, the on-demand assets\n"
+     "match.  Payload bytes are not read.  Prints the receipt (status\n"
+     "attached); --env-report prints the full environment report,\n"
+     "--env-report-values shows host values in it.\n",
+     SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}, {"DIR", 1, 0, SC_COMPLETE_DIRECTORY}),
+     SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_REVOCATIONS, NULL}, {OPT_ENV_REPORT, NULL},
+                    {OPT_ENV_VALUES, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_attach},
+    {"run", "consumer", "run a box's declared execution",
+     "Runs the box's declared execution (docs/format-v3.md 16.6) with ARGS after\n"
+     "its default arguments.  With --prepared DIR, the box prepared there;\n"
+     "otherwise the archive is prepared into a private temporary directory\n"
+     "that is removed afterwards whatever happens.  The environment is the\n"
+     "host's, then each --env, then the release's environment (later wins).\n"
+     "Exits with the program's status; if the program was killed by a signal,\n"
+     "the command ends by the same signal.\n",
+     SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_PREPARED, NULL},
+                    {OPT_ENV, NULL}, {OPT_ENV_REPORT, NULL}, {OPT_ENV_VALUES, NULL},
+                    {OPT_TMPDIR, NULL}, {OPT_REVOCATIONS, NULL},
+                    {OPT_JSON, "print the outcome as one JSON document (the box's stdout goes to stderr)"}),
+     "ARGS", 0, cmd_run},
+    SC_CLI_END,
+};

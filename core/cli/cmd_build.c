@@ -23,47 +23,6 @@
 #include "scrollcase/json.h"
 #include "scrollcase/scroll.h"
 
-static const char build_help[] =
-    "usage: scrollcase build [REF] [--target ID|all] [--channel nightly|beta|stable]\n"
-    "         [--weights embed|on-demand] [--asset-base-url URL] [--namespace NS]\n"
-    "         [--allow-dirty] [--environment-prefix DIR | --pixi P --conda-pack C]\n"
-    "         [--key-id ID | --signer-command CMD [--public-key TRUSTFILE]]\n"
-    "         [--compression deflate|store] [--no-cuda-audit] [--json]\n"
-    "         [workspace options]\n"
-    "\n"
-    "Builds the box of one scroll and publishes it into the dist directory\n"
-    "(docs/format-v3.md 20): boxes/<boxId>/<version>/<targetId>/<archive sha256>.zip,\n"
-    "<release sha256>.release.json beside it, and\n"
-    "channels/<boxId>/<channel>/<targetId>.json.  REF is <boxId>/<targetId>, or\n"
-    "<boxId> with --target, or nothing when the workspace has one scroll;\n"
-    "--target all builds every target REF names, one after the other.\n"
-    "\n"
-    "Every refusal the scroll and the options decide (channel, weights, asset\n"
-    "base URL, namespace, native host, signing keys, environment source, CUDA\n"
-    "audit) comes before git runs or a directory changes.  The environment is a\n"
-    "relocatable prefix (--environment-prefix, copied in as venv/) or the\n"
-    "scroll's pixi.lock (pixi install --frozen with the pinned pixi, then\n"
-    "conda-pack; --pixi/--conda-pack name the tools).  The source tree must be a\n"
-    "clean git checkout unless --allow-dirty.  Documents are signed with the\n"
-    "keys directory's pair (--key-id checks its keyId) or by an external\n"
-    "signer checked against --public-key (default: the keys directory's public\n"
-    "file).  --compression store writes every entry stored (byte-identical\n"
-    "across implementations).  --no-cuda-audit skips the CUDA ABI audit of a\n"
-    "CUDA target; the release records that it was opted out.\n";
-
-const char *sc_cli_build_summary(void)
-{
-    return "  build [REF] [--environment-prefix DIR]  build, sign and publish a box\n";
-}
-
-int sc_cli_build_help(const char *cmd)
-{
-    if (cmd == NULL || strcmp(cmd, "build") != 0)
-        return -1;
-    fputs(build_help, stdout);
-    return 0;
-}
-
 static void print_progress(void *ctx, const char *step, const char *detail)
 {
     (void)ctx;
@@ -159,7 +118,7 @@ static int cmd_build(sc_cli_args *a)
         sc_workspace_free(&ws);
         return rc;
     }
-    sc_json *all = (a->given & OPT_JSON) ? sc_json_new_array() : NULL;
+    sc_json *all = (sc_cli_has(a, OPT_JSON)) ? sc_json_new_array() : NULL;
     for (size_t i = 0; rc == 0 && i < refs.count; i++) {
         sc_build_options o;
         memset(&o, 0, sizeof o);
@@ -169,14 +128,14 @@ static int cmd_build(sc_cli_args *a)
         o.weights = sc_cli_value(a, OPT_WEIGHTS);
         o.asset_base_url = sc_cli_value(a, OPT_ASSET_BASE_URL);
         o.ns = sc_cli_value(a, OPT_NAMESPACE);
-        o.allow_dirty = (a->given & OPT_ALLOW_DIRTY) != 0;
+        o.allow_dirty = (sc_cli_has(a, OPT_ALLOW_DIRTY)) != 0;
         o.environment_prefix = sc_cli_value(a, OPT_ENV_PREFIX);
         o.pixi = sc_cli_value(a, OPT_PIXI);
         o.conda_pack = sc_cli_value(a, OPT_CONDA_PACK);
         o.key_id = a->key_id;
         o.signer_command = a->signer;
         o.signer_trust = a->public_key;
-        o.no_cuda_audit = (a->given & OPT_NO_CUDA_AUDIT) != 0;
+        o.no_cuda_audit = (sc_cli_has(a, OPT_NO_CUDA_AUDIT)) != 0;
         o.compression = comp && strcmp(comp, "store") == 0 ? SC_ARCHIVE_STORE : SC_ARCHIVE_DEFLATE;
         o.progress = print_progress;
         sc_build_result r;
@@ -197,33 +156,50 @@ static int cmd_build(sc_cli_args *a)
         sc_build_result_free(&r);
     }
     if (all != NULL) {
-        if (rc == 0)
-            rc = sc_cli_print_json(all);
-        else
+        /* {"builds": [one result per target built]} */
+        sc_json *o = rc == 0 ? sc_json_new_object() : NULL;
+        if (o != NULL && sc_json_object_append(o, "builds", all) != 0) {
+            sc_json_free(o);
+            o = NULL;
+        } else if (o == NULL) {
             sc_json_free(all);
+        }
+        if (rc == 0)
+            rc = sc_cli_print_json(o);
     }
     sc_scroll_ref_list_free(&refs);
     sc_workspace_free(&ws);
     return rc;
 }
 
-int sc_cli_build_dispatch(int argc, char **argv, int *status)
-{
-    int at = sc_cli_command_index(argc, argv);
-    if (at == 0 || strcmp(argv[at], "build") != 0)
-        return 0;
-    sc_cli_args a;
-    memset(&a, 0, sizeof a);
-    unsigned long long allowed = OPT_TARGET | OPT_CHANNEL | OPT_WEIGHTS | OPT_ASSET_BASE_URL |
-                                 OPT_NAMESPACE | OPT_ALLOW_DIRTY | OPT_ENV_PREFIX | OPT_PIXI |
-                                 OPT_CONDA_PACK | OPT_KEY_ID | OPT_SIGNER | OPT_PUBLIC_KEY |
-                                 OPT_COMPRESSION | OPT_NO_CUDA_AUDIT | OPT_JSON;
-    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
-    if (rc != 0)
-        *status = rc;
-    else if (a.help)
-        *status = sc_cli_build_help("build");
-    else
-        *status = cmd_build(&a);
-    return 1;
-}
+const sc_cli_command sc_cli_build_commands[] = {
+    {"build", "publisher", "build, sign and publish a box",
+     "Builds the box of one scroll and publishes it into the dist directory\n"
+     "(docs/format-v3.md 20): boxes/<boxId>/<version>/<targetId>/<archive sha256>.zip,\n"
+     "<release sha256>.release.json beside it, and\n"
+     "channels/<boxId>/<channel>/<targetId>.json.  REF is <boxId>/<targetId>, or\n"
+     "<boxId> with --target, or nothing when the workspace has one scroll;\n"
+     "--target all builds every target REF names, one after the other.\n"
+     "\n"
+     "Every refusal the scroll and the options decide (channel, weights, asset\n"
+     "base URL, namespace, native host, signing keys, environment source, CUDA\n"
+     "audit) comes before git runs or a directory changes.  The environment is a\n"
+     "relocatable prefix (--environment-prefix, copied in as venv/) or the\n"
+     "scroll's pixi.lock (pixi install --frozen with the pinned pixi, then\n"
+     "conda-pack; --pixi/--conda-pack name the tools).  The source tree must be a\n"
+     "clean git checkout unless --allow-dirty.  Documents are signed with the\n"
+     "keys directory's pair (--key-id checks its keyId) or by an external\n"
+     "signer checked against --public-key (default: the keys directory's public\n"
+     "file).  --compression store writes every entry stored (byte-identical\n"
+     "across implementations).  --no-cuda-audit skips the CUDA ABI audit of a\n"
+     "CUDA target; the release records that it was opted out.\n",
+     SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, "the target to build, or all"}, {OPT_CHANNEL, NULL},
+                    {OPT_WEIGHTS, NULL}, {OPT_ASSET_BASE_URL, NULL}, {OPT_NAMESPACE, NULL},
+                    {OPT_ALLOW_DIRTY, NULL}, {OPT_ENV_PREFIX, NULL}, {OPT_PIXI, NULL},
+                    {OPT_CONDA_PACK, NULL}, {OPT_KEY_ID, "refuse unless the key pair is this keyId"},
+                    {OPT_SIGNER, NULL}, {OPT_PUBLIC_KEY, NULL}, {OPT_COMPRESSION, NULL},
+                    {OPT_NO_CUDA_AUDIT, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_build},
+    SC_CLI_END,
+};

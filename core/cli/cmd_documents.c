@@ -27,54 +27,6 @@
 #include "scrollcase/trust.h"
 
 
-static const char keygen_help[] =
-    "usage: scrollcase keygen [--key-id ID] [--force] [--json] [workspace options]\n"
-    "\n"
-    "Makes an Ed25519 key pair and writes <keys>/signing-private.pem (PKCS#8 PEM,\n"
-    "mode 0600) and <keys>/signing-public.json ({algorithm, keyId,\n"
-    "publicKeyBase64, publicKeyPem}).  The keyId is \"scrollcase-\" and 16 hex\n"
-    "digits of the public key's SHA-256 unless --key-id gives one.  An existing\n"
-    "private key is only replaced with --force (else key-exists).  Prints the\n"
-    "keyId and both paths; --json prints them as an object.\n";
-
-static const char sign_help[] =
-    "usage: scrollcase sign FILE [--out FILE] [--key-id ID] [--json]\n"
-    "       scrollcase sign FILE --signer-command CMD [--public-key FILE] [--out FILE]\n"
-    "\n"
-    "Checks the manifest FILE (any kind: release, channel, revocations, licence\n"
-    "inventory), writes it once with the deterministic writer, and signs those\n"
-    "bytes into a v3 envelope written atomically to --out (default: FILE less\n"
-    "a final \".json\", plus \".signed.json\").\n"
-    "\n"
-    "Local signing uses the key pair in the keys directory; --key-id ID\n"
-    "refuses to sign unless that pair's keyId is ID (invalid-key).\n"
-    "--signer-command CMD runs CMD (split into words, no shell) with the\n"
-    "payload on stdin and takes the envelope it prints, after verifying it\n"
-    "against --public-key (default <keys>/signing-public.json); any failure is\n"
-    "signer-failed.\n";
-
-static const char verify_help[] =
-    "usage: scrollcase verify-document FILE --trust TRUSTFILE\n"
-    "                                  [--expect release|channel|revocations] [--json]\n"
-    "\n"
-    "Verifies a signed document (docs/format-v3.md 9.2): the trust file, the\n"
-    "envelope, the payload hash, a signature by a trusted key (strict Ed25519),\n"
-    "then the payload as a manifest, of the type --expect names if given.\n"
-    "Prints \"ok <kind> <identity> signed-by <keyId>\", or the error; --json\n"
-    "prints {\"ok\": true, kind, namespace, identity, keyId, payloadSha256} or\n"
-    "{\"ok\": false, code, message}.  Exit 1 when it does not verify.\n";
-
-static const char channel_help[] =
-    "usage: scrollcase channel resolve CHANNEL --install-id ID --trust TRUSTFILE [--json]\n"
-    "\n"
-    "Verifies the signed channel document CHANNEL against TRUSTFILE (9.2), then\n"
-    "picks the release this install is served (docs/format-v3.md 12): the\n"
-    "install id's bucket, SHA-256 of cohortSalt, a 0 byte and the id, read as a\n"
-    "big-endian 32-bit number modulo 10000, against each release's\n"
-    "rolloutPercentage x 100 in the order listed.  Prints \"serve <version>\n"
-    "<releaseManifestUrl> (bucket N, release #I)\"; --json prints {bucket, index,\n"
-    "version, releaseManifestUrl}.  None served: no-release-for-cohort.\n";
-
 /* An object of string members from NULL-terminated name/value pairs. */
 static sc_json *object_of(const char *const *pairs)
 {
@@ -112,7 +64,7 @@ static int cmd_keygen(sc_cli_args *a)
     sc_key_paths kp = {NULL, NULL};
     sc_code c = sc_signing_key_generate(NULL, a->key_id, &k, &err);
     if (c == SC_OK) {
-        c = sc_keys_write(ws.paths[SC_WS_KEYS], &k, (a->given & OPT_FORCE) != 0, &kp, &err);
+        c = sc_keys_write(ws.paths[SC_WS_KEYS], &k, sc_cli_has(a, OPT_FORCE), &kp, &err);
         if (c != SC_OK)
             sc_signing_key_free(&k);
     }
@@ -120,7 +72,7 @@ static int cmd_keygen(sc_cli_args *a)
     if (c != SC_OK)
         return sc_cli_report(&err);
     int rc = 0;
-    if (a->given & OPT_JSON) {
+    if (sc_cli_has(a, OPT_JSON)) {
         const char *pairs[] = {"keyId", k.key_id, "privateKey", kp.private_path,
                                "publicKey", kp.public_path, NULL};
         rc = sc_cli_print_json(object_of(pairs));
@@ -208,7 +160,7 @@ static int cmd_sign(sc_cli_args *a)
     int rc = 0;
     if (c != SC_OK)
         rc = sc_cli_report(&err);
-    else if (a->given & OPT_JSON) {
+    else if (sc_cli_has(a, OPT_JSON)) {
         const char *pairs[] = {"kind", info.kind, "identity", info.identity, "output", out,
                                NULL};
         rc = sc_cli_print_json(object_of(pairs));
@@ -242,30 +194,19 @@ static int cmd_verify(sc_cli_args *a)
     sc_verified_document vd;
     sc_error err;
     sc_code c = sc_envelope_verify_file(a->trust, a->positional[0], expect, &vd, &err);
-    int json = (a->given & OPT_JSON) != 0;
-    if (c != SC_OK) {
-        if (!json || c == SC_E_USAGE)
-            return sc_cli_report(&err);
-        sc_json *o = sc_json_new_object();
-        int bad = o == NULL || sc_json_object_append(o, "ok", sc_json_new_bool(0)) ||
-                  sc_json_object_append(o, "code", sc_json_new_string(sc_code_name(c))) ||
-                  sc_json_object_append(o, "message", sc_json_new_string(err.message));
-        if (bad) {
-            sc_json_free(o);
-            o = NULL;
-        }
-        int rc = sc_cli_print_json(o);
-        return rc != 0 ? rc : EXIT_REJECTED;
-    }
+    int json = sc_cli_has(a, OPT_JSON) != 0;
+    if (c != SC_OK)
+        return sc_cli_report(&err);
     int rc = 0;
     if (json) {
         sc_json *o = sc_json_new_object();
-        int bad = o == NULL || sc_json_object_append(o, "ok", sc_json_new_bool(1)) ||
+        sc_json *keys = sc_json_new_array();
+        int bad = o == NULL || keys == NULL ||
+                  sc_json_array_append(keys, sc_json_new_string_len(vd.key_id, vd.key_id_len)) ||
                   sc_json_object_append(o, "kind", sc_json_new_string(vd.info.kind)) ||
                   sc_json_object_append(o, "namespace", sc_json_new_string(vd.info.ns)) ||
                   sc_json_object_append(o, "identity", sc_json_new_string(vd.info.identity)) ||
-                  sc_json_object_append(o, "keyId",
-                                        sc_json_new_string_len(vd.key_id, vd.key_id_len)) ||
+                  sc_json_object_append(o, "signingKeyIds", keys) ||
                   sc_json_object_append(o, "payloadSha256",
                                         sc_json_new_string(vd.payload_sha256));
         if (bad) {
@@ -299,7 +240,7 @@ static int cmd_channel(sc_cli_args *a)
         const sc_json *rel = sc_json_at(sc_json_get(vd.payload, "releases"), index);
         const char *version = sc_json_cstr(sc_json_get(rel, "version"));
         const char *url = sc_json_cstr(sc_json_get(rel, "releaseManifestUrl"));
-        if (a->given & OPT_JSON) {
+        if (sc_cli_has(a, OPT_JSON)) {
             sc_json *o = sc_json_new_object();
             int bad = o == NULL ||
                       sc_json_object_append(o, "bucket", sc_json_new_number(bucket)) ||
@@ -321,56 +262,59 @@ static int cmd_channel(sc_cli_args *a)
     return rc;
 }
 
-/* ---- entry points ------------------------------------------------------- */
+/* ---- the table --------------------------------------------------------- */
 
-static int is_ours(const char *cmd)
-{
-    return strcmp(cmd, "keygen") == 0 || strcmp(cmd, "sign") == 0 ||
-           strcmp(cmd, "verify-document") == 0 || strcmp(cmd, "channel") == 0;
-}
-
-int sc_cli_documents_help(const char *cmd)
-{
-    if (cmd == NULL)
-        return -1;
-    if (strcmp(cmd, "keygen") == 0)
-        fputs(keygen_help, stdout);
-    else if (strcmp(cmd, "sign") == 0)
-        fputs(sign_help, stdout);
-    else if (strcmp(cmd, "verify-document") == 0)
-        fputs(verify_help, stdout);
-    else if (strcmp(cmd, "channel") == 0)
-        fputs(channel_help, stdout);
-    else
-        return -1;
-    return 0;
-}
-
-int sc_cli_documents_dispatch(int argc, char **argv, int *status)
-{
-    int at = sc_cli_command_index(argc, argv);
-    if (at == 0 || !is_ours(argv[at]))
-        return 0;
-    const char *cmd = argv[at];
-    unsigned long long allowed = strcmp(cmd, "keygen") == 0 ? OPT_KEY_ID | OPT_FORCE | OPT_JSON
-                       : strcmp(cmd, "sign") == 0
-                           ? OPT_OUT | OPT_KEY_ID | OPT_SIGNER | OPT_PUBLIC_KEY | OPT_JSON
-                       : strcmp(cmd, "channel") == 0 ? OPT_TRUST | OPT_INSTALL_ID | OPT_JSON
-                                                     : OPT_TRUST | OPT_EXPECT | OPT_JSON;
-    sc_cli_args a;
-    memset(&a, 0, sizeof a);
-    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
-    if (rc != 0)
-        *status = rc;
-    else if (a.help)
-        *status = sc_cli_documents_help(cmd);
-    else if (strcmp(cmd, "keygen") == 0)
-        *status = cmd_keygen(&a);
-    else if (strcmp(cmd, "sign") == 0)
-        *status = cmd_sign(&a);
-    else if (strcmp(cmd, "channel") == 0)
-        *status = cmd_channel(&a);
-    else
-        *status = cmd_verify(&a);
-    return 1;
-}
+const sc_cli_command sc_cli_documents_commands[] = {
+    {"keygen", "publisher", "make an Ed25519 signing key pair in the keys directory",
+     "Makes an Ed25519 key pair and writes <keys>/signing-private.pem (PKCS#8 PEM,\n"
+     "mode 0600) and <keys>/signing-public.json ({algorithm, keyId,\n"
+     "publicKeyBase64, publicKeyPem}).  The keyId is \"scrollcase-\" and 16 hex\n"
+     "digits of the public key's SHA-256 unless --key-id gives one.  An existing\n"
+     "private key is only replaced with --force (else key-exists).  Prints the\n"
+     "keyId and both paths; --json prints them as an object.\n",
+     NULL,
+     SC_CLI_OPTIONS({OPT_KEY_ID, "the keyId to record (default: derived from the key)"},
+                    {OPT_FORCE, "replace an existing key pair"}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_keygen},
+    {"sign", "publisher", "sign a manifest into a v3 envelope",
+     "Checks the manifest FILE (any kind: release, channel, revocations, licence\n"
+     "inventory), writes it once with the deterministic writer, and signs those\n"
+     "bytes into a v3 envelope written atomically to --out (default: FILE less\n"
+     "a final \".json\", plus \".signed.json\").\n"
+     "\n"
+     "Local signing uses the key pair in the keys directory; --key-id ID\n"
+     "refuses to sign unless that pair's keyId is ID (invalid-key).\n"
+     "--signer-command CMD runs CMD (split into words, no shell) with the\n"
+     "payload on stdin and takes the envelope it prints, after verifying it\n"
+     "against --public-key (default <keys>/signing-public.json); any failure is\n"
+     "signer-failed.\n",
+     SC_CLI_OPERANDS({"FILE", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_OUT, "the envelope to write (default: FILE.signed.json)"},
+                    {OPT_KEY_ID, "refuse unless the local key pair is this keyId"},
+                    {OPT_SIGNER, NULL},
+                    {OPT_PUBLIC_KEY, "the signer's public key (default: the keys directory's)"},
+                    {OPT_JSON, NULL}),
+     NULL, 0, cmd_sign},
+    {"verify-document", "consumer", "verify a signed document",
+     "Verifies a signed document (docs/format-v3.md 9.2): the trust file, the\n"
+     "envelope, the payload hash, a signature by a trusted key (strict Ed25519),\n"
+     "then the payload as a manifest, of the type --expect names if given.\n"
+     "Prints \"ok <kind> <identity> signed-by <keyId>\", or the error; --json\n"
+     "prints {\"ok\": true, kind, namespace, identity, keyId, payloadSha256} or\n"
+     "{\"ok\": false, code, message}.  Exit 1 when it does not verify.\n",
+     SC_CLI_OPERANDS({"FILE", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_EXPECT, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_verify},
+    {"channel resolve", "consumer", "the release a signed channel serves this install",
+     "Verifies the signed channel document CHANNEL against TRUSTFILE (9.2), then\n"
+     "picks the release this install is served (docs/format-v3.md 12): the\n"
+     "install id's bucket, SHA-256 of cohortSalt, a 0 byte and the id, read as a\n"
+     "big-endian 32-bit number modulo 10000, against each release's\n"
+     "rolloutPercentage x 100 in the order listed.  Prints \"serve <version>\n"
+     "<releaseManifestUrl> (bucket N, release #I)\"; --json prints {bucket, index,\n"
+     "version, releaseManifestUrl}.  None served: no-release-for-cohort.\n",
+     SC_CLI_OPERANDS({"CHANNEL", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_INSTALL_ID, NULL}, {OPT_TRUST, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_channel},
+    SC_CLI_END,
+};

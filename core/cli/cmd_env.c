@@ -38,60 +38,6 @@
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
-static const char doctor_help[] =
-    "usage: scrollcase doctor [--scroll REF] [--target ID] [--pixi PATH] [--conda-pack PATH]\n"
-    "                         [--pixi-version V] [--json] [workspace options]\n"
-    "\n"
-    "Checks, without changing anything, what building boxes needs on this host:\n"
-    "workspace, scrolls (the scrolls directory exists), git (HEAD of the\n"
-    "project root), pixi (only when a version is asked for: --pixi-version, or\n"
-    "the pixiVersion of --scroll; found as the build finds it and equal to it),\n"
-    "conda-pack (answers --help), keys (the keys directory holds a signing pair\n"
-    "that loads).  For a CUDA target (--scroll's, or --target a CUDA id) also:\n"
-    "libcuda (the GPU probe finds a device and a driver that supports the\n"
-    "target's CUDA), driver (NVML's driver version), nvidia-smi on PATH, nvcc\n"
-    "(<toolkit>/bin or PATH) and cuda headers (cuda_runtime.h under\n"
-    "<toolkit>/include), then \"can run CUDA: yes/no (why)\" and \"can compile\n"
-    "CUDA: yes/no (why)\".  The toolkit is SCROLLCASE_CUDA_HOME, else CUDA_HOME,\n"
-    "else /usr/local/cuda.  nvidia-smi, nvcc and the headers are warnings (a\n"
-    "build never calls nvidia-smi or compiles CUDA).  Every failing check\n"
-    "prints a remedy; exit 1 when any failed, 0 otherwise, 2 for a usage\n"
-    "error.  --json prints {ok, checks: [{name, status, detail, remedy?}],\n"
-    "cuda?: {canRun, canRunWhy, canCompile, canCompileWhy}}.\n";
-
-static const char lock_help[] =
-    "usage: scrollcase lock [REF] [--target ID] [--pixi PATH] [workspace options]\n"
-    "\n"
-    "Re-solves one scroll's dependencies: runs `pixi lock --manifest-path\n"
-    "<scrollDir>/pixi.toml` with the pixi the scroll pins (pixiVersion; found\n"
-    "as the build finds it: --pixi, SCROLLCASE_PIXI, <toolchain>/bin/pixi,\n"
-    "PATH) and prints \"Updated <scrollDir>/pixi.lock\".  REF is <boxId>/<targetId>,\n"
-    "or <boxId> with --target or a single target, or absent when the workspace\n"
-    "has one scroll.  Exit 1 with tool-missing, tool-version-mismatch,\n"
-    "invalid-scroll or invalid-pixi-toml; 2 for a usage error.\n";
-
-const char *sc_cli_env_summary(void)
-{
-    return "  doctor [--scroll REF] [--pixi-version V] [--json]\n"
-           "                                check this host for building boxes (CUDA too)\n"
-           "  lock [REF] [--pixi PATH]      re-lock a scroll with the pixi it pins\n";
-}
-
-int sc_cli_env_help(const char *cmd)
-{
-    if (cmd == NULL)
-        return -1;
-    if (strcmp(cmd, "doctor") == 0) {
-        fputs(doctor_help, stdout);
-        return 0;
-    }
-    if (strcmp(cmd, "lock") == 0) {
-        fputs(lock_help, stdout);
-        return 0;
-    }
-    return -1;
-}
-
 /* ---- choosing a scroll ----------------------------------------------------- */
 
 /*
@@ -174,6 +120,16 @@ static int cmd_lock(sc_cli_args *a)
         c = sc_pixi_run_lock(&tools, dir, &err);
     if (c != SC_OK) {
         rc = sc_cli_report(&err);
+    } else if (sc_cli_json()) {
+        char *lock = sc_path_join(dir, "pixi.lock");
+        sc_json *o = sc_json_new_object();
+        if (o != NULL && (lock == NULL ||
+                          sc_json_object_append(o, "lockFile", sc_json_new_string(lock)) != 0)) {
+            sc_json_free(o);
+            o = NULL;
+        }
+        free(lock);
+        rc = sc_cli_print_json(o);
     } else {
         printf("Updated %s/pixi.lock\n", dir);
         if (fflush(stdout) != 0)
@@ -517,13 +473,9 @@ static int cmd_doctor(sc_cli_args *a)
     for (size_t i = 0; i < d.n; i++)
         failed |= d.checks[i].status == ST_FAILED;
     int rc = failed ? EXIT_REJECTED : 0;
-    if (a->given & OPT_JSON) {
+    if (sc_cli_has(a, OPT_JSON)) {
         sc_json *root = sc_json_new_object(), *arr = sc_json_new_array();
         int ok = root != NULL && arr != NULL;
-        if (ok) {
-            sc_json *b = sc_json_new_bool(!failed);
-            ok = b != NULL && sc_json_object_append(root, "ok", b) == 0;
-        }
         for (size_t i = 0; ok && i < d.n; i++) {
             sc_json *o = sc_json_new_object();
             ok = o != NULL && put_str(o, "name", d.checks[i].name) &&
@@ -559,7 +511,19 @@ static int cmd_doctor(sc_cli_args *a)
             sc_json_free(root);
             root = NULL;
         }
-        int prc = sc_cli_print_json(root);
+        int prc;
+        if (failed) {
+            /* the checks beside the error: ok false, error doctor-failed */
+            sc_error derr;
+            size_t n = 0;
+            for (size_t i = 0; i < d.n; i++)
+                n += d.checks[i].status == ST_FAILED;
+            sc_error_set(&derr, SC_E_DOCTOR_FAILED, NULL,
+                         "%zu check(s) failed; each names its remedy", n);
+            prc = sc_cli_fail_json(root, &derr);
+        } else {
+            prc = sc_cli_print_json(root);
+        }
         if (prc != 0)
             rc = prc;
     } else {
@@ -585,26 +549,39 @@ static int cmd_doctor(sc_cli_args *a)
     return rc;
 }
 
-int sc_cli_env_dispatch(int argc, char **argv, int *status)
-{
-    int at = sc_cli_command_index(argc, argv);
-    if (at == 0)
-        return 0;
-    int doctor_cmd = strcmp(argv[at], "doctor") == 0;
-    if (!doctor_cmd && strcmp(argv[at], "lock") != 0)
-        return 0;
-    sc_cli_args a;
-    memset(&a, 0, sizeof a);
-    unsigned long long allowed =
-        doctor_cmd ? (OPT_SCROLL | OPT_TARGET | OPT_PIXI | OPT_CONDA_PACK | OPT_PIXI_VERSION |
-                      OPT_JSON)
-                   : (OPT_TARGET | OPT_PIXI);
-    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
-    if (rc != 0)
-        *status = rc;
-    else if (a.help)
-        *status = sc_cli_env_help(argv[at]);
-    else
-        *status = doctor_cmd ? cmd_doctor(&a) : cmd_lock(&a);
-    return 1;
-}
+const sc_cli_command sc_cli_env_commands[] = {
+    {"doctor", "host", "check this host for building boxes (CUDA too)",
+     "Checks, without changing anything, what building boxes needs on this host:\n"
+     "workspace, scrolls (the scrolls directory exists), git (HEAD of the\n"
+     "project root), pixi (only when a version is asked for: --pixi-version, or\n"
+     "the pixiVersion of --scroll; found as the build finds it and equal to it),\n"
+     "conda-pack (answers --help), keys (the keys directory holds a signing pair\n"
+     "that loads).  For a CUDA target (--scroll's, or --target a CUDA id) also:\n"
+     "libcuda (the GPU probe finds a device and a driver that supports the\n"
+     "target's CUDA), driver (NVML's driver version), nvidia-smi on PATH, nvcc\n"
+     "(<toolkit>/bin or PATH) and cuda headers (cuda_runtime.h under\n"
+     "<toolkit>/include), then \"can run CUDA: yes/no (why)\" and \"can compile\n"
+     "CUDA: yes/no (why)\".  The toolkit is SCROLLCASE_CUDA_HOME, else CUDA_HOME,\n"
+     "else /usr/local/cuda.  nvidia-smi, nvcc and the headers are warnings (a\n"
+     "build never calls nvidia-smi or compiles CUDA).  Every failing check\n"
+     "prints a remedy; exit 1 when any failed, 0 otherwise, 2 for a usage\n"
+     "error.  --json prints {ok, checks: [{name, status, detail, remedy?}],\n"
+     "cuda?: {canRun, canRunWhy, canCompile, canCompileWhy}}.\n",
+     NULL,
+     SC_CLI_OPTIONS({OPT_SCROLL, NULL}, {OPT_TARGET, NULL}, {OPT_PIXI, NULL},
+                    {OPT_CONDA_PACK, NULL}, {OPT_PIXI_VERSION, "the pixi version to expect"},
+                    {OPT_JSON, NULL}),
+     NULL, 0, cmd_doctor},
+    {"lock", "author", "re-lock a scroll with the pixi it pins",
+     "Re-solves one scroll's dependencies: runs `pixi lock --manifest-path\n"
+     "<scrollDir>/pixi.toml` with the pixi the scroll pins (pixiVersion; found\n"
+     "as the build finds it: --pixi, SCROLLCASE_PIXI, <toolchain>/bin/pixi,\n"
+     "PATH) and prints \"Updated <scrollDir>/pixi.lock\".  REF is <boxId>/<targetId>,\n"
+     "or <boxId> with --target or a single target, or absent when the workspace\n"
+     "has one scroll.  Exit 1 with tool-missing, tool-version-mismatch,\n"
+     "invalid-scroll or invalid-pixi-toml; 2 for a usage error.\n",
+     SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_PIXI, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_lock},
+    SC_CLI_END,
+};

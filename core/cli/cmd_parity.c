@@ -29,76 +29,9 @@
 #define COMPAT_REFUSED 2
 #define COMPAT_PENDING 3
 
-static const char parity_help[] =
-    "usage: scrollcase parity compare REFERENCE CANDIDATE [--absolute X] [--relative X]\n"
-    "                                 [--minimum-cosine X] [--json]\n"
-    "\n"
-    "Compares two parity values documents (docs/format-v3.md 17): each a JSON\n"
-    "array, or an object whose \"values\" member is one, of numbers or bit-pattern\n"
-    "strings (\"0x\" and 8 lowercase hex digits for a float32, 16 for a float64).\n"
-    "REFERENCE is the first accelerator's output.  Measures the maximum absolute\n"
-    "error, the maximum relative error (zero references skipped) and the cosine\n"
-    "similarity, and enforces every bound given (at least one; each a JSON\n"
-    "number).  Prints the measurements (--json: as an object).  Exit 1 with\n"
-    "parity-breach naming the first bound exceeded, parity-non-finite,\n"
-    "parity-length-mismatch, invalid-parity-values or invalid-tolerance.\n";
-
-static const char gpu_help[] =
-    "usage: scrollcase gpu probe [--json]\n"
-    "\n"
-    "Reports this host's NVIDIA facts without linking the driver: it dlopens\n"
-    "libcuda.so.1 and libnvidia-ml.so.1 (or the files named by the environment\n"
-    "variables SCROLLCASE_LIBCUDA and SCROLLCASE_LIBNVML) and prints the driver\n"
-    "version, the CUDA version the driver supports and every GPU (name, compute\n"
-    "capability, memory).  --json prints the host-facts \"gpu\" object\n"
-    "(docs/format-v3.md 18.1) whatever the answer.  A host without a usable GPU\n"
-    "exits 1 with accelerator-unavailable and the reason (no-driver, no-device,\n"
-    "init-failed, query-failed, symbol-missing).\n";
-
-static const char compat_help[] =
-    "usage: scrollcase compat RELEASE --trust TRUSTFILE [--host-app-version V]\n"
-    "                         [--host-facts FILE] [--json]\n"
-    "\n"
-    "Verifies the signed release RELEASE against TRUSTFILE (docs/format-v3.md\n"
-    "9.2), then evaluates its target and compatibility constraints against this\n"
-    "host (18.3): the host's facts are gathered live (uname, memory, the GPU\n"
-    "probe), or read from FILE (18.1).  --host-app-version names the version of\n"
-    "the application that will run the box.  Every constraint the host breaks or\n"
-    "that cannot be evaluated is a refusal naming the fact, its value and the\n"
-    "required range.  --json prints {verdict, refusals, pending}.\n"
-    "\n"
-    "Exit status: 0 supported; 2 refused (error[host-incompatible] names the\n"
-    "first refusal); 3 supported pending a device probe that could not run;\n"
-    "1 unusable input (the release, the trust file, the facts, the command\n"
-    "line).\n";
-
-const char *sc_cli_parity_summary(void)
-{
-    return "  parity compare REF CAND [--absolute X] [--relative X] [--minimum-cosine X]\n"
-           "                                compare two parity value vectors\n"
-           "  gpu probe [--json]            this host's NVIDIA driver and GPUs\n"
-           "  compat RELEASE --trust TRUSTFILE [--host-app-version V] [--host-facts FILE]\n"
-           "                                can this host run the release? (exit 0/2/3/1)\n";
-}
-
-int sc_cli_parity_help(const char *cmd)
-{
-    if (cmd == NULL)
-        return -1;
-    if (strcmp(cmd, "parity") == 0)
-        fputs(parity_help, stdout);
-    else if (strcmp(cmd, "gpu") == 0)
-        fputs(gpu_help, stdout);
-    else if (strcmp(cmd, "compat") == 0)
-        fputs(compat_help, stdout);
-    else
-        return -1;
-    return 0;
-}
-
 /* ---- parity compare ------------------------------------------------------ */
 
-static int tolerance_option(const sc_cli_args *a, unsigned bit, const char *name, int *has,
+static int tolerance_option(const sc_cli_args *a, sc_cli_opt bit, const char *name, int *has,
                             double *value, sc_error *err)
 {
     const char *text = sc_cli_value(a, bit);
@@ -132,18 +65,21 @@ static int cmd_parity(sc_cli_args *a)
         c = sc_parity_compare(&ref, &cand, &t, "reference", "candidate", &m, &err);
     sc_parity_values_free(&ref);
     sc_parity_values_free(&cand);
-    if (c != SC_OK)
+    /* a breach was measured: its measurements are printed as a pass's are */
+    int measured = c == SC_OK || c == SC_E_PARITY_BREACH;
+    if (c != SC_OK && !measured)
         return sc_cli_report(&err);
-    if (a->given & OPT_JSON)
-        return sc_cli_print_json(sc_parity_measurement_json(&m));
+    if (sc_cli_has(a, OPT_JSON))
+        return c == SC_OK ? sc_cli_print_json(sc_parity_measurement_json(&m))
+                          : sc_cli_fail_json(sc_parity_measurement_json(&m), &err);
     char x[32], y[32], z[32];
     sc_json_format_number(m.maximum_absolute_error, x, sizeof x);
     sc_json_format_number(m.maximum_relative_error, y, sizeof y);
     sc_json_format_number(m.cosine_similarity, z, sizeof z);
-    printf("parity passed: %zu values, maximum absolute error %s, maximum relative error %s, "
+    printf("parity %s: %zu values, maximum absolute error %s, maximum relative error %s, "
            "cosine similarity %s\n",
-           m.value_count, x, y, z);
-    return 0;
+           c == SC_OK ? "passed" : "breached", m.value_count, x, y, z);
+    return c == SC_OK ? 0 : sc_cli_report(&err);
 }
 
 /* ---- gpu probe ----------------------------------------------------------- */
@@ -171,10 +107,14 @@ static int cmd_gpu(sc_cli_args *a)
     int rc = 0;
     if (c == SC_E_OUT_OF_MEMORY) {
         rc = sc_cli_report(&err);
-    } else if (a->given & OPT_JSON) {
-        rc = sc_cli_print_json(sc_gpu_facts_json(&f));
-        if (c != SC_OK)
-            rc = sc_cli_report(&err);
+    } else if (sc_cli_has(a, OPT_JSON)) {
+        /* the facts whatever the answer: {"gpu": {...}}, with the error on a failure */
+        sc_json *body = sc_json_new_object();
+        if (body != NULL && sc_json_object_append(body, "gpu", sc_gpu_facts_json(&f)) != 0) {
+            sc_json_free(body);
+            body = NULL;
+        }
+        rc = c == SC_OK ? sc_cli_print_json(body) : sc_cli_fail_json(body, &err);
     } else if (c != SC_OK) {
         rc = sc_cli_report(&err);
     } else {
@@ -245,10 +185,14 @@ static int cmd_compat(sc_cli_args *a)
     sc_error refusal;
     int have_refusal = rc == COMPAT_REFUSED &&
                        sc_compat_refusal_error(&res, &refusal) == SC_E_HOST_INCOMPATIBLE;
-    if (a->given & OPT_JSON) {
-        if (sc_cli_print_json(res.report) != 0)
+    if (sc_cli_has(a, OPT_JSON)) {
+        /* refused: ok false with the first refusal as the error; pending is not an error */
+        int prc = have_refusal ? (sc_cli_fail_json(res.report, &refusal), 0)
+                               : sc_cli_print_json(res.report);
+        if (prc != 0)
             rc = COMPAT_UNUSABLE;
         res.report = NULL;
+        have_refusal = 0; /* its line is printed */
     } else {
         printf("%s\n", sc_compat_verdict_name(res.verdict));
         const sc_json *lists[2] = {sc_json_get(res.report, "refusals"),
@@ -277,35 +221,49 @@ static int cmd_compat(sc_cli_args *a)
     return rc;
 }
 
-/* ---- dispatch ------------------------------------------------------------ */
+/* ---- the table ----------------------------------------------------------- */
 
-int sc_cli_parity_dispatch(int argc, char **argv, int *status)
-{
-    int at = sc_cli_command_index(argc, argv);
-    if (at == 0)
-        return 0;
-    const char *cmd = argv[at];
-    unsigned long long allowed;
-    if (strcmp(cmd, "parity") == 0)
-        allowed = OPT_ABSOLUTE | OPT_RELATIVE | OPT_MIN_COSINE | OPT_JSON;
-    else if (strcmp(cmd, "gpu") == 0)
-        allowed = OPT_JSON;
-    else if (strcmp(cmd, "compat") == 0)
-        allowed = OPT_TRUST | OPT_HOST_APP_VERSION | OPT_HOST_FACTS | OPT_JSON;
-    else
-        return 0;
-    sc_cli_args a;
-    memset(&a, 0, sizeof a);
-    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
-    if (rc != 0)
-        *status = strcmp(cmd, "compat") == 0 ? COMPAT_UNUSABLE : rc;
-    else if (a.help)
-        *status = sc_cli_parity_help(cmd);
-    else if (strcmp(cmd, "parity") == 0)
-        *status = cmd_parity(&a);
-    else if (strcmp(cmd, "gpu") == 0)
-        *status = cmd_gpu(&a);
-    else
-        *status = cmd_compat(&a);
-    return 1;
-}
+const sc_cli_command sc_cli_parity_commands[] = {
+    {"parity compare", "host", "compare two parity value vectors",
+     "Compares two parity values documents (docs/format-v3.md 17): each a JSON\n"
+     "array, or an object whose \"values\" member is one, of numbers or bit-pattern\n"
+     "strings (\"0x\" and 8 lowercase hex digits for a float32, 16 for a float64).\n"
+     "REFERENCE is the first accelerator's output.  Measures the maximum absolute\n"
+     "error, the maximum relative error (zero references skipped) and the cosine\n"
+     "similarity, and enforces every bound given (at least one; each a JSON\n"
+     "number).  Prints the measurements (--json: as an object).  Exit 1 with\n"
+     "parity-breach naming the first bound exceeded, parity-non-finite,\n"
+     "parity-length-mismatch, invalid-parity-values or invalid-tolerance.\n",
+     SC_CLI_OPERANDS({"REFERENCE", 1, 0, SC_COMPLETE_FILE}, {"CANDIDATE", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_ABSOLUTE, NULL}, {OPT_RELATIVE, NULL}, {OPT_MIN_COSINE, NULL},
+                    {OPT_JSON, NULL}),
+     NULL, 0, cmd_parity},
+    {"gpu probe", "host", "this host's NVIDIA driver and GPUs",
+     "Reports this host's NVIDIA facts without linking the driver: it dlopens\n"
+     "libcuda.so.1 and libnvidia-ml.so.1 (or the files named by the environment\n"
+     "variables SCROLLCASE_LIBCUDA and SCROLLCASE_LIBNVML) and prints the driver\n"
+     "version, the CUDA version the driver supports and every GPU (name, compute\n"
+     "capability, memory).  --json prints the host-facts \"gpu\" object\n"
+     "(docs/format-v3.md 18.1) whatever the answer.  A host without a usable GPU\n"
+     "exits 1 with accelerator-unavailable and the reason (no-driver, no-device,\n"
+     "init-failed, query-failed, symbol-missing).\n",
+     NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_gpu},
+    {"compat", "consumer", "can this host run the release? (exit 0/2/3/1)",
+     "Verifies the signed release RELEASE against TRUSTFILE (docs/format-v3.md\n"
+     "9.2), then evaluates its target and compatibility constraints against this\n"
+     "host (18.3): the host's facts are gathered live (uname, memory, the GPU\n"
+     "probe), or read from FILE (18.1).  --host-app-version names the version of\n"
+     "the application that will run the box.  Every constraint the host breaks or\n"
+     "that cannot be evaluated is a refusal naming the fact, its value and the\n"
+     "required range.  --json prints {verdict, refusals, pending}.\n"
+     "\n"
+     "Exit status: 0 supported; 2 refused (error[host-incompatible] names the\n"
+     "first refusal); 3 supported pending a device probe that could not run;\n"
+     "1 unusable input (the release, the trust file, the facts, the command\n"
+     "line).\n",
+     SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_HOST_APP_VERSION, NULL}, {OPT_HOST_FACTS, NULL},
+                    {OPT_JSON, NULL}),
+     NULL, COMPAT_UNUSABLE, cmd_compat},
+    SC_CLI_END,
+};

@@ -25,93 +25,6 @@
 #define SC_VERSION "0.0.0"
 #endif
 
-/* ---- help --------------------------------------------------------------- */
-
-static const char *const main_help =
-    "usage: scrollcase [--version] [--help] <command> [options]\n"
-    "\n"
-    "Commands:\n"
-    "  scroll check [REF] [--json]   validate scrolls; print their effective form\n"
-    "  target-id FILE [--json]       the id (and derived facts) of a target object\n"
-    "  migrate REF [--dry-run] [--json]\n"
-    "                                rewrite v2 scrolls as v3, atomically\n"
-    "  keygen [--key-id ID] [--force] [--json]\n"
-    "                                make an Ed25519 signing key pair (keys dir)\n"
-    "  sign FILE [--out FILE] [--key-id ID | --signer-command CMD] [--json]\n"
-    "                                sign a manifest into a v3 envelope\n"
-    "  verify-document FILE --trust TRUSTFILE [--expect TYPE] [--json]\n"
-    "                                verify a signed document\n"
-    "  channel resolve CHANNEL --install-id ID --trust TRUSTFILE [--json]\n"
-    "                                the release a signed channel serves this install\n"
-    "%s%s%s%s%s%s"
-    "  help [COMMAND]                this text, or a command's\n"
-    "\n"
-    "Workspace options (every command):\n"
-    "  --project-root DIR  --config FILE  --scrolls-dir DIR  --build-dir DIR\n"
-    "  --out-dir DIR  --keys-dir DIR  --toolchain-dir DIR\n"
-    "\n"
-    "REF is <boxId>/<targetId> or <boxId>.  Exit status: 0 success, 1 a\n"
-    "rejection (\"scrollcase: error[<code>]: <message>\" on stderr; codes in\n"
-    "docs/errors.md), 2 a usage error.\n";
-
-static const char *const scroll_help =
-    "usage: scrollcase scroll check [REF] [--json] [workspace options]\n"
-    "\n"
-    "Reads and validates every scroll of the workspace, of one box, or one\n"
-    "scroll, in byte order of their references.  Prints \"ok   <ref>\" or\n"
-    "\"FAIL <ref>  error[<code>]: <message>\" per scroll; with --json, one\n"
-    "object {\"scrolls\": [...]} holding each effective scroll (or its error).\n"
-    "Exit 1 when any scroll fails.\n";
-
-static const char *const target_help =
-    "usage: scrollcase target-id FILE [--json]\n"
-    "\n"
-    "Reads a target object ({platform, arch, accelerator[, cudaVersion]}) and\n"
-    "prints its target id; with --json, the id and every fact derived from the\n"
-    "target (conda subdir, entry point, validation environment, ...).\n";
-
-static const char *const migrate_help =
-    "usage: scrollcase migrate REF [--dry-run] [--json] [workspace options]\n"
-    "\n"
-    "Rewrites the schema-v2 scrolls REF names as v3 (schemaVersion and $schema;\n"
-    "nothing else changes).  A scroll with a base is migrated with its base and\n"
-    "every sibling that extends it.  Every result must pass v3 validation or\n"
-    "nothing is written (migrate-refused).  --dry-run checks without writing.\n";
-
-static int help_for(const char *cmd)
-{
-    if (cmd == NULL)
-        printf(main_help, sc_cli_author_summary ? sc_cli_author_summary() : "",
-               sc_cli_build_summary ? sc_cli_build_summary() : "",
-               sc_cli_env_summary ? sc_cli_env_summary() : "",
-               sc_cli_box_summary ? sc_cli_box_summary() : "",
-               sc_cli_parity_summary ? sc_cli_parity_summary() : "",
-               sc_cli_audit_summary ? sc_cli_audit_summary() : "");
-    else if (strcmp(cmd, "scroll") == 0)
-        fputs(scroll_help, stdout);
-    else if (strcmp(cmd, "target-id") == 0)
-        fputs(target_help, stdout);
-    else if (strcmp(cmd, "migrate") == 0)
-        fputs(migrate_help, stdout);
-    else if (sc_cli_documents_help(cmd) == 0)
-        ;
-    else if (sc_cli_box_help && sc_cli_box_help(cmd) == 0)
-        ;
-    else if (sc_cli_parity_help && sc_cli_parity_help(cmd) == 0)
-        ;
-    else if (sc_cli_audit_help && sc_cli_audit_help(cmd) == 0)
-        ;
-    else if (sc_cli_build_help && sc_cli_build_help(cmd) == 0)
-        ;
-    else if (sc_cli_env_help && sc_cli_env_help(cmd) == 0)
-        ;
-    else if (sc_cli_author_help && sc_cli_author_help(cmd) == 0)
-        ;
-    else
-        return sc_cli_usage_error("unknown command %s", cmd);
-    return 0;
-}
-
 /* ---- commands ----------------------------------------------------------- */
 
 static int cmd_scroll(sc_cli_args *a)
@@ -131,9 +44,11 @@ static int cmd_scroll(sc_cli_args *a)
         return sc_cli_report(&err);
     }
     int failed = 0, rc = 0;
-    sc_json *all = (a->given & OPT_JSON) ? sc_json_new_object() : NULL;
-    sc_json *list = (a->given & OPT_JSON) ? sc_json_new_array() : NULL;
-    if ((a->given & OPT_JSON) && (all == NULL || list == NULL ||
+    sc_error first;
+    memset(&first, 0, sizeof first);
+    sc_json *all = (sc_cli_has(a, OPT_JSON)) ? sc_json_new_object() : NULL;
+    sc_json *list = (sc_cli_has(a, OPT_JSON)) ? sc_json_new_array() : NULL;
+    if ((sc_cli_has(a, OPT_JSON)) && (all == NULL || list == NULL ||
                     sc_json_object_append(all, "scrolls", list) != 0)) {
         sc_json_free(all);
         sc_scroll_ref_list_free(&refs);
@@ -144,9 +59,9 @@ static int cmd_scroll(sc_cli_args *a)
     for (size_t i = 0; i < refs.count; i++) {
         sc_scroll *s = NULL;
         sc_code c = sc_scroll_load(ws.paths[SC_WS_SCROLLS], refs.refs[i], &s, &err);
-        if (c != SC_OK)
-            failed++;
-        if ((a->given & OPT_JSON)) {
+        if (c != SC_OK && failed++ == 0)
+            first = err;
+        if ((sc_cli_has(a, OPT_JSON))) {
             sc_json *item = sc_json_new_object();
             int bad = item == NULL ||
                       sc_json_object_append(item, "reference",
@@ -174,10 +89,18 @@ static int cmd_scroll(sc_cli_args *a)
         }
         sc_scroll_free(s);
     }
-    if ((a->given & OPT_JSON) && rc == 0) {
+    if ((sc_cli_has(a, OPT_JSON)) && rc == 0 && failed) {
+        /* the first failure is the error; every scroll's result is beside it */
+        char msg[SC_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof msg, "%d of %zu scroll(s) failed; the first: %.400s", failed,
+                 refs.count, first.message);
+        sc_error_set(&first, first.code, first.path[0] ? first.path : NULL, "%s", msg);
+        rc = sc_cli_fail_json(all, &first);
+        all = NULL;
+    } else if ((sc_cli_has(a, OPT_JSON)) && rc == 0) {
         rc = sc_cli_print_json(all);
         all = NULL;
-    } else if (!(a->given & OPT_JSON)) {
+    } else if (!(sc_cli_has(a, OPT_JSON))) {
         printf("%zu scroll(s) checked, %d failed\n", refs.count, failed);
     }
     sc_json_free(all);
@@ -203,7 +126,7 @@ static int cmd_target_id(sc_cli_args *a)
         return sc_cli_report(&err);
     }
     sc_json_free(doc);
-    if (!(a->given & OPT_JSON)) {
+    if (!(sc_cli_has(a, OPT_JSON))) {
         char id[SC_TARGET_ID_MAX];
         sc_target_id(&t, id, sizeof id);
         printf("%s\n", id);
@@ -226,19 +149,19 @@ static int cmd_migrate(sc_cli_args *a)
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
         return sc_cli_report(&err);
     sc_migrate_result r;
-    if (sc_migrate_ref(ws.paths[SC_WS_SCROLLS], a->positional[0], (a->given & OPT_DRY_RUN) != 0, &r,
+    if (sc_migrate_ref(ws.paths[SC_WS_SCROLLS], a->positional[0], (sc_cli_has(a, OPT_DRY_RUN)) != 0, &r,
                        &err) != SC_OK) {
         sc_workspace_free(&ws);
         return sc_cli_report(&err);
     }
     int rc = 0;
-    if ((a->given & OPT_JSON)) {
+    if ((sc_cli_has(a, OPT_JSON))) {
         sc_json *o = sc_json_new_object();
         sc_json *w = sc_json_new_array();
         int bad = o == NULL || w == NULL;
         for (size_t i = 0; !bad && i < r.count; i++)
             bad |= sc_json_array_append(w, sc_json_new_string(r.written[i]));
-        bad |= o && sc_json_object_append(o, "dryRun", sc_json_new_bool((a->given & OPT_DRY_RUN) != 0));
+        bad |= o && sc_json_object_append(o, "dryRun", sc_json_new_bool((sc_cli_has(a, OPT_DRY_RUN)) != 0));
         if (o && !bad)
             bad |= sc_json_object_append(o, "written", w);
         else
@@ -250,7 +173,7 @@ static int cmd_migrate(sc_cli_args *a)
         printf("nothing to migrate: %s is already schema v3\n", a->positional[0]);
     } else {
         for (size_t i = 0; i < r.count; i++)
-            printf("%s %s/%s\n", (a->given & OPT_DRY_RUN) != 0 ? "would migrate" : "migrated",
+            printf("%s %s/%s\n", (sc_cli_has(a, OPT_DRY_RUN)) != 0 ? "would migrate" : "migrated",
                    ws.paths[SC_WS_SCROLLS], r.written[i]);
     }
     sc_migrate_result_free(&r);
@@ -258,56 +181,108 @@ static int cmd_migrate(sc_cli_args *a)
     return rc;
 }
 
+/* ---- help ------------------------------------------------------------------ */
+
+static int cmd_help(sc_cli_args *a)
+{
+    int json = sc_cli_has(a, OPT_COMMANDS_JSON), parse = sc_cli_has(a, OPT_PARSE_ONLY);
+    if (json + parse > 1)
+        return sc_cli_usage_error("%s", "--commands-json and --parse-only go alone");
+    if ((json || parse) && a->npositional > 0)
+        return sc_cli_usage_error("unexpected argument %s", a->positional[0]);
+    if (json)
+        return sc_cli_print_commands_json(SC_VERSION);
+    if (parse) {
+        if (a->rest == NULL || a->nrest == 0)
+            return sc_cli_usage_error("%s", "--parse-only needs a command line after --");
+        if (a->nrest == 1 && (strcmp(a->rest[0], "--version") == 0 ||
+                              strcmp(a->rest[0], "-V") == 0))
+            return 0;
+        sc_cli_args b;
+        memset(&b, 0, sizeof b);
+        sc_cli_lock_json(1); /* a --json among the words is checked, not obeyed */
+        int rc = sc_cli_parse(a->nrest, a->rest, 0, &b);
+        sc_cli_lock_json(0);
+        if (rc == 0 && b.command == NULL && !b.help)
+            rc = sc_cli_usage_error("%s", "no command given");
+        return rc == 0 ? 0 : EXIT_USAGE; /* whatever the command's own usage status */
+    }
+    if (a->rest != NULL)
+        return sc_cli_usage_error("%s", "help takes -- only with --parse-only");
+    char words[256];
+    size_t n = 0;
+    words[0] = '\0';
+    for (int i = 0; i < a->npositional; i++)
+        n += (size_t)snprintf(words + n, n < sizeof words ? sizeof words - n : 0, "%s%s",
+                              i ? " " : "", a->positional[i]);
+    if (n >= sizeof words)
+        return sc_cli_usage_error("unknown command %s", a->positional[0]);
+    return sc_cli_print_help(words);
+}
+
+/* ---- the table --------------------------------------------------------------- */
+
+const sc_cli_command sc_cli_main_commands[] = {
+    {"scroll check", "author", "validate scrolls; print their effective form",
+     "Reads and validates every scroll of the workspace, of one box, or one\n"
+     "scroll, in byte order of their references.  Prints \"ok   <ref>\" or\n"
+     "\"FAIL <ref>  error[<code>]: <message>\" per scroll; with --json, one\n"
+     "object {\"scrolls\": [...]} holding each effective scroll (or its error).\n"
+     "Exit 1 when any scroll fails.\n",
+     SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}), SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0,
+     cmd_scroll},
+    {"target-id", "host", "the id (and derived facts) of a target object",
+     "Reads a target object ({platform, arch, accelerator[, cudaVersion]}) and\n"
+     "prints its target id; with --json, the id and every fact derived from the\n"
+     "target (conda subdir, entry point, validation environment, ...).\n",
+     SC_CLI_OPERANDS({"FILE", 1, 0, SC_COMPLETE_FILE}), SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0,
+     cmd_target_id},
+    {"migrate", "author", "rewrite v2 scrolls as v3, atomically",
+     "Rewrites the schema-v2 scrolls REF names as v3 (schemaVersion and $schema;\n"
+     "nothing else changes).  A scroll with a base is migrated with its base and\n"
+     "every sibling that extends it.  Every result must pass v3 validation or\n"
+     "nothing is written (migrate-refused).  --dry-run checks without writing.\n",
+     SC_CLI_OPERANDS({"REF", 1, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_DRY_RUN, NULL}, {OPT_JSON, NULL}), NULL, 0, cmd_migrate},
+    {"help", "meta", "this text, a command's help, or the option table as JSON",
+     "Prints the program's help, or the help of every command whose words start\n"
+     "with COMMAND (`help audit` shows audit and audit cuda).\n"
+     "--commands-json prints every command, operand and option as one JSON\n"
+     "document (schemaVersion 1; the man pages and shell completions are\n"
+     "generated from it).  --parse-only -- WORDS... checks that WORDS (a command\n"
+     "line without the program name) parse: the command exists, it takes every\n"
+     "option given, values fit their choices, required operands are present.\n"
+     "Nothing is run; exit 0 when they parse, 2 with the usage error otherwise.\n",
+     SC_CLI_OPERANDS({"COMMAND", 0, 1, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_COMMANDS_JSON, NULL}, {OPT_PARSE_ONLY, NULL}), "WORDS", 0, cmd_help},
+    SC_CLI_END,
+};
+
 int main(int argc, char **argv)
 {
     /* A command: the children the library starts get our SIGINT/SIGTERM. */
     sc_process_set_signal_forwarding(1);
-    if (argc < 2)
-        return help_for(NULL), EXIT_USAGE;
-    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+    if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
         printf("scrollcase %s (format schema v3, conformance protocol 1)\n", SC_VERSION);
         return 0;
     }
-    int at = sc_cli_command_index(argc, argv);
-    if (at == 0) {
-        int asked = 0;
-        for (int i = 1; i < argc; i++)
-            asked |= strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
-        return help_for(NULL), asked ? 0 : EXIT_USAGE;
-    }
-    int status = 0;
-    if (sc_cli_documents_dispatch(argc, argv, &status)) /* keygen, sign, ... */
-        return status;
-    if (sc_cli_box_dispatch && sc_cli_box_dispatch(argc, argv, &status))
-        return status;
-    if (sc_cli_parity_dispatch && sc_cli_parity_dispatch(argc, argv, &status))
-        return status;
-    if (sc_cli_audit_dispatch && sc_cli_audit_dispatch(argc, argv, &status))
-        return status;
-    if (sc_cli_build_dispatch && sc_cli_build_dispatch(argc, argv, &status))
-        return status;
-    if (sc_cli_env_dispatch && sc_cli_env_dispatch(argc, argv, &status))
-        return status;
-    if (sc_cli_author_dispatch && sc_cli_author_dispatch(argc, argv, &status))
-        return status;
-    const char *cmd = argv[at];
-    unsigned long long allowed = strcmp(cmd, "migrate") == 0 ? OPT_JSON | OPT_DRY_RUN
-                       : strcmp(cmd, "help") == 0  ? 0
-                                                   : OPT_JSON;
     sc_cli_args a;
     memset(&a, 0, sizeof a);
-    int rc = sc_cli_parse(argc, argv, at, allowed, &a);
+    int rc = sc_cli_parse(argc, argv, 1, &a);
     if (rc != 0)
         return rc;
-    if (strcmp(cmd, "help") == 0)
-        return help_for(a.npositional ? a.positional[0] : NULL);
+    if (a.command == NULL)
+        return sc_cli_print_help(a.help_words);
     if (a.help)
-        return help_for(cmd);
-    if (strcmp(cmd, "scroll") == 0)
-        return cmd_scroll(&a);
-    if (strcmp(cmd, "target-id") == 0)
-        return cmd_target_id(&a);
-    if (strcmp(cmd, "migrate") == 0)
-        return cmd_migrate(&a);
-    return sc_cli_usage_error("unknown command %s", cmd);
+        return sc_cli_print_help(a.command->words);
+    rc = a.command->run(&a);
+    if (sc_cli_json() && !sc_cli_json_printed() && strcmp(a.command->words, "run") != 0) {
+        /* every command prints its document; reaching here is a bug in it */
+        sc_error err;
+        sc_error_set(&err, SC_E_INTERNAL, NULL, "%s printed no JSON document", a.command->words);
+        rc = sc_cli_report(&err);
+    }
+    if (rc == 0 && sc_cli_error_shown())
+        rc = EXIT_REJECTED; /* never 0 after an error line */
+    return rc;
 }

@@ -132,6 +132,7 @@ extern "C" {
     /* issue 14: hostile inputs and faults (appended below this line) */ \
     /* end of issue 14 */                                               \
     /* issue 15: the CLI as a contract (appended below this line) */    \
+    X(SC_E_DOCTOR_FAILED, "doctor-failed")                                   \
     /* end of issue 15 */                                               \
     /* issue 16: GPU runners (appended below this line) */              \
     /* end of issue 16 */                                               \
