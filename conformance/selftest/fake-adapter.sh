@@ -8,7 +8,8 @@
 #               garbage
 #   FAKE_PERSIST_BUG  in persistent mode, for case accept-any: seq (a wrong
 #               seq), twolines (two response lines), garbage (not JSON),
-#               exit (the adapter exits instead of answering)
+#               exit (the adapter exits instead of answering);
+#               exit-at-end: every case answered, then exit status 23 at EOF
 #   FAKE_STARTS if set, the persistent adapter appends its pid here at start
 #   FAKE_LOG    if set, one line "<id> <work dir>" is appended per call
 #   FAKE_SLEEP  seconds io/slow sleeps (default 0)

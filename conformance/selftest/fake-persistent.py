@@ -67,6 +67,9 @@ def main():
                 sys.exit(0)
         out.write(json.dumps(resp) + "\n")
         out.flush()
+    if bug == "exit-at-end":
+        sys.stderr.write("LeakSanitizer: detected memory leaks (pretend)\n")
+        sys.exit(23)
 
 
 if __name__ == "__main__":

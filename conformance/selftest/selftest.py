@@ -660,6 +660,13 @@ def persistent_crash_restart(ctx):
         check(len(wrong) == 1 and wrong[0] in allowed, "%s: wrong statuses %r" % (bug, wrong))
         reason = {"%s/%s" % (c["area"], c["id"]): c for c in rep["cases"]}[wrong[0]]["reason"]
         check(reason.startswith("crash:"), "%s: reason %r" % (bug, reason))
+    # an adapter that fails at its exit (a sanitizer's leak report) fails the run
+    rc, out, err, rep = ctx.run("--area", "order", env={"FAKE_HELLO": "persistent",
+                                                        "FAKE_PERSIST_BUG": "exit-at-end"})
+    check(statuses(rep) == {k: v for k, v in EXPECTED.items() if k.startswith("order/")},
+          "exit-at-end: case statuses")
+    check(rc == 1 and "status 23 at the end" in err and "LeakSanitizer" in err,
+          "exit-at-end: exit %d, %r" % (rc, err))
 
 
 def adapter_argv(ctx):

@@ -1541,9 +1541,30 @@ static void run_persistent(sc_run *r, const char *tmp)
             continue;
         sc_proc_close_stdin(&j->proc);
         j->proc.deadline_ms = sc_now_ms() + SC_PROC_LINGER_MS;
+        j->proc.err.len = 0;
+        j->proc.err_total = 0;
         sc_proc *const one[1] = {&j->proc};
         while (!j->proc.done && !stop_signal)
             sc_proc_pump(one, 1);
+        /* A sanitizer's leak report or a crash at exit shows only here: it
+         * fails the run, though no case can be blamed for it. */
+        int st = j->proc.status;
+        if (!stop_signal && (j->proc.timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
+            char *e = excerpt(&j->proc);
+            if (j->proc.timed_out)
+                add_warning(r, "a persistent adapter did not exit within %g s of the end "
+                               "of its input", SC_PROC_LINGER_MS / 1000.0);
+            else if (WIFSIGNALED(st))
+                add_warning(r, "a persistent adapter was killed by signal %d at the end "
+                               "of its input", WTERMSIG(st));
+            else
+                add_warning(r, "a persistent adapter exited with status %d at the end "
+                               "of its input", WEXITSTATUS(st));
+            if (e[0] != '\0')
+                fprintf(stderr, "%s", e);
+            free(e);
+            r->shutdown_failures++;
+        }
         stop_persistent(j);
     }
     free(jobs);
@@ -1801,6 +1822,8 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (rc == 0 && failed > 0)
         rc = EXIT_FAILED;
+    if (rc == 0 && run.shutdown_failures > 0)
+        rc = EXIT_FAILED; /* warned above: an adapter failed at its exit */
     if (rc == 0 && passed + failed == 0 && !run.allow_empty) {
         fprintf(stderr, "scrollcase-conform: no case ran (give --allow-empty when an "
                         "empty selection is fine)\n");

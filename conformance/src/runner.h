@@ -33,6 +33,7 @@ typedef struct sc_run {
     int adapter_protocol; /* the major version the adapter announced */
     int persistent;       /* cases go to long-lived adapters (3.5) */
     size_t restarts;      /* persistent adapters started again after a crash */
+    size_t shutdown_failures; /* persistent adapters that failed at their exit */
     const char *shard;   /* "i/n" as given, or NULL */
     const char *suite_filter; /* --suite-version, or NULL */
     const char **areas;
