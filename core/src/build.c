@@ -86,6 +86,8 @@ typedef struct build_ctx {
     sc_json *gates;
     char prefix_digest[65];
     char *toml, *lock;
+    sc_pixi_lock *plock;  /* the lock, read before anything runs */
+    sc_json *inventory;   /* the licence inventory, checked before anything runs */
     char lock_sha[65];
     sc_pixi_tools tools;
     int have_tools;
@@ -341,6 +343,31 @@ static int declared_source(const sc_json *eff, const char *rel)
     return 0;
 }
 
+/* The licence inventory (20.4), decided before anything runs: built from
+ * the lock, the prefix's conda-meta checked against the lock for a prefix
+ * build, then compared with the reviewed file.  Step 16 only writes it. */
+static sc_code preflight_licenses(build_ctx *b, sc_error *err)
+{
+    const char *reviewed = scroll_str(b->eff, "condaDependencyLicenseAudit");
+    if (reviewed == NULL)
+        return SC_OK;
+    unsigned char d[SC_SHA256_LEN];
+    char hex[65];
+    sc_code c = sc_sha256_file(b->lock, d, err);
+    if (c != SC_OK)
+        return c;
+    sc_hex_lower(d, SC_SHA256_LEN, hex);
+    c = sc_license_inventory(b->plock, &b->s->target, hex, NULL, &b->inventory, err);
+    if (c == SC_OK && b->o->environment_prefix != NULL)
+        c = sc_license_check_prefix(b->plock, &b->s->target, b->o->environment_prefix, err);
+    if (c != SC_OK)
+        return c;
+    char *path = sc_path_join(b->o->workspace->root, reviewed);
+    c = path ? sc_license_gate(b->inventory, path, NULL, err) : OOM(err);
+    free(path);
+    return c;
+}
+
 static sc_code step_scroll(build_ctx *b, sc_error *err)
 {
     const sc_build_options *o = b->o;
@@ -426,8 +453,13 @@ static sc_code step_scroll(build_ctx *b, sc_error *err)
             return sc_error_set(err, SC_E_MISSING_LOCK, missing, "Missing dependency lock: %s",
                                 missing);
     }
+    /* an unreadable lock is found now, not after the environment is made */
+    if (b->lock != NULL && (c = sc_pixi_lock_read(b->lock, &b->plock, err)) != SC_OK)
+        return c;
     c = sc_audit_gate(&b->s->target, b->scroll_dir, o->no_cuda_audit, NULL, &b->cuda_record,
                       err);
+    if (c == SC_OK)
+        c = preflight_licenses(b, err);
     return c;
 }
 
@@ -625,28 +657,10 @@ static sc_code step_asset_archives(build_ctx *b, sc_error *err)
 
 static sc_code step_licenses(build_ctx *b, sc_error *err)
 {
-    const char *reviewed = scroll_str(b->eff, "condaDependencyLicenseAudit");
-    if (reviewed == NULL)
+    if (b->inventory == NULL)
         return SC_OK;
-    progress(b, "licences", reviewed);
-    unsigned char d[SC_SHA256_LEN];
-    char hex[65];
-    sc_code c = sc_sha256_file(b->lock, d, err);
-    if (c != SC_OK)
-        return c;
-    sc_hex_lower(d, SC_SHA256_LEN, hex);
-    sc_pixi_lock *lock = NULL;
-    sc_json *inv = NULL;
-    char *path = sc_path_join(b->o->workspace->root, reviewed);
-    c = path ? sc_pixi_lock_read(b->lock, &lock, err) : OOM(err);
-    if (c == SC_OK)
-        c = sc_license_inventory(lock, &b->s->target, hex, NULL, &inv, err);
-    if (c == SC_OK)
-        c = sc_license_gate(inv, path, b->payload_dir, err);
-    sc_json_free(inv);
-    sc_pixi_lock_free(lock);
-    free(path);
-    return c;
+    progress(b, "licences", scroll_str(b->eff, "condaDependencyLicenseAudit"));
+    return sc_license_gate(b->inventory, NULL, b->payload_dir, err);
 }
 
 static sc_code step_local_files(build_ctx *b, sc_error *err)
@@ -1218,6 +1232,13 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
             c = dupstr(&r->channel, b.channel, err);
     }
     free(archive_tmp);
+    /* a failed build leaves no payload (nor scratch) behind */
+    if (c != SC_OK && b.scratch_dir != NULL) {
+        sc_error ignored;
+        (void)sc_file_remove_tree(b.scratch_dir, &ignored);
+    }
+    sc_pixi_lock_free(b.plock);
+    sc_json_free(b.inventory);
     sc_scroll_free(b.s);
     free(b.base_url);
     free(b.scroll_dir);

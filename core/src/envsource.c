@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/envsource.h"
+#include "scrollcase/remedy.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -857,8 +858,9 @@ char *sc_tool_which(const char *name)
 static sc_code pixi_missing(sc_error *err, const char *path, const char *required, const char *why)
 {
     return sc_error_set(err, SC_E_TOOL_MISSING, path,
-                        "pixi %s is required (%s). Install it from https://pixi.sh/, run "
-                        "`scrollcase init --install-toolchain`, or pass --pixi <path>.",
+                        "pixi %s is required (%s). Install that release from https://pixi.sh/ "
+                        "into the toolchain directory's bin/ or onto PATH, or name it with "
+                        "--pixi (or SCROLLCASE_PIXI); check with `" SC_REMEDY_DOCTOR_PIXI "`.",
                         required ? required : "", why);
 }
 
@@ -866,7 +868,9 @@ static sc_code conda_pack_missing(sc_error *err, const char *path, const char *w
 {
     return sc_error_set(err, SC_E_TOOL_MISSING, path,
                         "conda-pack %s is required (%s). Install it with `pixi global install "
-                        "conda-pack==%s`, or pass --conda-pack <path>.",
+                        "conda-pack==%s`, or name it with --conda-pack (or "
+                        "SCROLLCASE_CONDA_PACK); check with `" SC_REMEDY_DOCTOR_CONDA_PACK "`; "
+                        "a build from a prefix (`" SC_REMEDY_BUILD_PREFIX "`) needs neither.",
                         SC_CONDA_PACK_VERSION, why, SC_CONDA_PACK_VERSION);
 }
 

@@ -344,15 +344,6 @@ static int accel_from_name(const char *s, sc_accel *out)
 }
 
 /* macOS validates cpu and metal; Linux and Windows cpu and cuda. */
-static int platform_validates(sc_platform p, sc_accel a)
-{
-    if (a == SC_ACCEL_CPU)
-        return 1;
-    if (p == SC_PLATFORM_MACOS)
-        return a == SC_ACCEL_METAL;
-    return a == SC_ACCEL_CUDA;
-}
-
 static sc_code default_probe(void *ctx, sc_gpu_facts *facts, sc_error *err)
 {
     return sc_gpu_probe((const sc_gpu_probe_options *)ctx, facts, err);
@@ -400,7 +391,7 @@ sc_code sc_gate_parity_ex(const char *payload_root, const sc_json *scroll, const
         if (!accel_from_name(name, &a))
             return sc_error_set(err, SC_E_INVALID_SCROLL, "$.parity.accelerators",
                                 "$.parity.accelerators[%zu] must be cpu, metal or cuda", i);
-        if (!platform_validates(t->platform, a))
+        if (!sc_platform_validates_accelerator(t->platform, a))
             return sc_error_set(err, SC_E_INVALID_SCROLL, "$.parity.accelerators",
                                 "Target %s defines no validation environment for accelerator "
                                 "%s.",
