@@ -116,6 +116,16 @@ check json-verify-non-utf8-missing 1 T "$sc" verify "$bad/nothing.json" --trust 
 expect json-verify-non-utf8-missing-document json_ok unsafe-path
 rm -rf "$bad"
 
+# ---- a destination basename of 240 bytes (legal; 16.2 step 4 names its stage by hash) ---
+long=$(printf 'b%.0s' $(seq 240))
+mkdir -p "$tmp/longdest"
+lhash=$(printf '%s' "$long" | sha256sum | cut -d' ' -f1)
+dead=$(bash -c 'echo $$')
+mkdir -p "$tmp/longdest/.scrollcase-prepare-sha256-$lhash-$dead-abcdef/payload"
+check prepare-long-basename 0 T "$sc" prepare "$rel" "$tmp/longdest/$long" --trust "$trust" --archive "$zip"
+expect prepare-long-basename-tree test -x "$tmp/longdest/$long/venv/bin/python"
+expect prepare-long-basename-swept test "$(ls -A "$tmp/longdest")" = "$long"
+
 # ---- a 10,000-deep valid tree (issue 14) ---------------------------------------------------
 # Extracted, walked (post-walk, logical size), verified and removed at any
 # depth and path length, with one descriptor per level nowhere: `ulimit -n 64`.
