@@ -570,8 +570,8 @@ sc_code sc_box_attach(const sc_release *r, const char *root, const sc_env_map *h
     sc_code c = root_directory(abs, &first, err);
     if (c == SC_OK)
         c = sc_run_native_check(&r->target, err);
-    if (c == SC_OK)
-        c = sc_payload_collect(abs, 0, &list, err);
+    if (c == SC_OK) /* extra files are ignored (16.3), special ones too */
+        c = sc_payload_collect(abs, SC_PAYLOAD_SKIP_SPECIAL, &list, err);
     if (c == SC_OK && !has_in_list(&list, r->entry_point))
         c = sc_error_set(err, SC_E_ATTACH_MISSING_INTERPRETER, r->entry_point,
                          "the attached box is missing its entry point %s", r->entry_point);

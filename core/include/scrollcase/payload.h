@@ -48,6 +48,9 @@ typedef struct sc_payload_list {
 } sc_payload_list;
 
 #define SC_PAYLOAD_HASH 1u /* read and hash every file (and link target) */
+/* skip what is neither file, link nor directory (a FIFO, socket, device)
+ * instead of failing with special-entry: attach ignores extra files (16.3) */
+#define SC_PAYLOAD_SKIP_SPECIAL 2u
 
 /*
  * Walk root (a real directory; lstat semantics, links never followed): skip

@@ -90,6 +90,14 @@ check sign-private-key-fifo 1 T "$sc" --keys-dir "$tmp/fifokeys" sign "$tmp/rele
     --out "$tmp/signed-fifo.json"
 expect "sign-private-key-fifo-nothing" test ! -e "$tmp/signed-fifo.json"
 
+# ---- a stray FIFO and socket in a prepared tree: attach ignores them (16.3), as run --prepared does
+check prepare-for-attach 0 T "$sc" prepare "$rel" "$tmp/stray" --trust "$trust" --archive "$zip"
+mkfifo "$tmp/stray/app/stray-fifo"
+/usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/stray/stray-socket"
+check attach-stray-special 0 T "$sc" attach "$rel" "$tmp/stray" --trust "$trust"
+check run-prepared-stray-special 5 T "$sc" run "$rel" --trust "$trust" --prepared "$tmp/stray"
+check verify-extracted-stray-special 0 T "$sc" verify "$rel" --trust "$trust" --extracted "$tmp/stray"
+
 # ---- paths that are not UTF-8, with --json (docs/cli.md "Paths in JSON output") ----------
 # refused up front with unsafe-path: nothing installed, exit 1, one JSON document
 # that parses; never invalid-json (which is for input), never exit 0 after an error.
