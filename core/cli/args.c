@@ -69,6 +69,8 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
     {OPT_TIMEOUT, "--timeout", NULL, "SECONDS", N, NULL, 0, NULL, "a time limit"},
     {OPT_COMPRESSION, "--compression", NULL, "METHOD", C, "deflate|store", 0, NULL,
      "how archive entries are written"},
+    {OPT_JOBS, "--jobs", NULL, "N", N, NULL, 0, NULL,
+     "hashing and compression threads (default: every CPU this process may use)"},
     {OPT_PREPARED, "--prepared", NULL, "DIR", D, NULL, 0, NULL, "run the box prepared in DIR"},
     {OPT_ABSOLUTE, "--absolute", NULL, "X", N, NULL, 0, NULL, "bound on the maximum absolute error"},
     {OPT_RELATIVE, "--relative", NULL, "X", N, NULL, 0, NULL, "bound on the maximum relative error"},

@@ -928,14 +928,12 @@ static sc_code check_version(ctx *c, const sc_json *doc, sc_doc_type expect)
                                 way);
         }
     }
-    char shown[40];
-    if (sc_json_is(v, SC_JSON_NUMBER))
-        sc_json_format_number(v->number, shown, sizeof shown);
-    else
-        snprintf(shown, sizeof shown, "of type %s", sc_json_type_name(v));
+    char shown[48];
+    sc_json_describe_value(v, shown, sizeof shown);
     return sc_error_set(c->chk.err, SC_E_UNSUPPORTED_SCHEMA_VERSION,
                         "$.schemaVersion",
-                        "unsupported schemaVersion %s; expected 3", shown);
+                        "unsupported schemaVersion %s; it must be the integer 3 (no "
+                        "fraction, no exponent)", shown);
 }
 
 /* Copy src into dst (size bytes), marking info truncated if it is cut. */
