@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""inspect_box.py FIXTURES OUT VARIANT — a fixed box for the inspect and diff
+"""inspect_box.py FIXTURES OUT VARIANT [ARCHIVE_URL] — a fixed box for the inspect and diff
 golden outputs: OUT/box.zip (canonical, deflated where it pays) and its
 unsigned release OUT/release.json (archive.url ends in box.zip).  VARIANT 1
 or 2: the second is the first with a newer version, a later build time, a
 gates record, app/main.py changed, app/extra.py added, docs/README removed
-and the link retargeted.  Every byte is fixed, so the outputs are too."""
+and the link retargeted.  ARCHIVE_URL replaces archive.url (install's tests
+serve the box on loopback).  Every byte is fixed, so the outputs are too."""
 import hashlib
 import json
 import sys
@@ -13,6 +14,7 @@ sys.path.insert(0, sys.argv[1])
 import zipfmt  # noqa: E402
 
 out, variant = sys.argv[2], int(sys.argv[3])
+archive_url = sys.argv[4] if len(sys.argv) > 4 else "https://example.com/boxes/box.zip"
 files = {
     "venv/bin/python": (b"#!/bin/sh\nexit 0\n", True),
     "app/main.py": (b"print('hello')\n" * (1 if variant == 1 else 40), False),
@@ -54,7 +56,7 @@ open(out + "/box.zip", "wb").write(archive)
 release = {"schemaVersion": 3, "kind": "scrollcase.box.release", "boxId": "ibox",
            "modelId": "imodel", "runtimeId": "iruntime", "version": version,
            "target": target, "compatibility": {},
-           "archive": {"format": "zip", "url": "https://example.com/boxes/box.zip",
+           "archive": {"format": "zip", "url": archive_url,
                        "sha256": hashlib.sha256(archive).hexdigest(),
                        "sizeBytes": len(archive)},
            "installedSizeBytes": installed,
