@@ -830,6 +830,15 @@ static sc_code check_packages(ctx *c, const sc_json *v, const char *field)
                        "%s is out of order: packages are sorted by the bytes of "
                        "name, then of version", f);
         }
+        if (r == 0) {
+            /* one entry per (name, version): a second one could only
+             * contradict or repeat the first (10.7) */
+            char f[SC_FIELD_MAX];
+            sc_field_index(f, field, i);
+            return sc_check_fail(&c->chk, f,
+                       "%s repeats the name and version of the entry before it: a "
+                       "package is listed once", f);
+        }
     }
     return SC_OK;
 }
