@@ -362,7 +362,7 @@ static int cmd_licenses(sc_cli_args *a)
             sc_json *body = sc_json_new_object();
             int bad = body == NULL || sc_json_object_append(body, "inventory", inv);
             inv = NULL;
-            bad |= body && sc_json_object_append(body, "reviewed",
+            bad |= body && sc_json_object_append(body, "reviewedPath",
                                                  reviewed ? sc_json_new_string(reviewed)
                                                           : sc_json_new_null());
             bad |= body && sc_json_object_append(body, "wrote",

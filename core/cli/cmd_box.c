@@ -260,7 +260,7 @@ static int cmd_verify(sc_cli_args *a)
         out = sc_json_new_object();
         if (out != NULL) {
             sc_json_object_append(out, "status", sc_json_new_string("verified"));
-            sc_json_object_append(out, "archive", sc_json_new_string(archive));
+            sc_json_object_append(out, "archivePath", sc_json_new_string(archive));
             sc_json_object_append(out, "boxId", sc_json_new_string(rep.box_id));
             sc_json_object_append(out, "version", sc_json_new_string(rep.version));
             sc_json_object_append(out, "targetId", sc_json_new_string(rep.target_id));

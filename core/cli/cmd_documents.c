@@ -73,8 +73,8 @@ static int cmd_keygen(sc_cli_args *a)
         return sc_cli_report(&err);
     int rc = 0;
     if (sc_cli_has(a, OPT_JSON)) {
-        const char *pairs[] = {"keyId", k.key_id, "privateKey", kp.private_path,
-                               "publicKey", kp.public_path, NULL};
+        const char *pairs[] = {"keyId", k.key_id, "privateKeyPath", kp.private_path,
+                               "publicKeyPath", kp.public_path, NULL};
         rc = sc_cli_print_json(object_of(pairs));
     } else {
         printf("created signing key %s\n  private key: %s\n  public key:  %s\n", k.key_id,
@@ -161,7 +161,7 @@ static int cmd_sign(sc_cli_args *a)
     if (c != SC_OK)
         rc = sc_cli_report(&err);
     else if (sc_cli_has(a, OPT_JSON)) {
-        const char *pairs[] = {"kind", info.kind, "identity", info.identity, "output", out,
+        const char *pairs[] = {"kind", info.kind, "identity", info.identity, "outputPath", out,
                                NULL};
         rc = sc_cli_print_json(object_of(pairs));
     } else {

@@ -124,7 +124,7 @@ static int cmd_lock(sc_cli_args *a)
         char *lock = sc_path_join(dir, "pixi.lock");
         sc_json *o = sc_json_new_object();
         if (o != NULL && (lock == NULL ||
-                          sc_json_object_append(o, "lockFile", sc_json_new_string(lock)) != 0)) {
+                          sc_json_object_append(o, "lockPath", sc_json_new_string(lock)) != 0)) {
             sc_json_free(o);
             o = NULL;
         }
