@@ -422,7 +422,7 @@ const sc_cli_command sc_cli_audit_commands[] = {
      SC_CLI_OPERANDS({"SCROLL", 1, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_WRITE, "write the inventory instead of comparing"},
                     {OPT_NAMESPACE, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_audit},
+     NULL, 0, cmd_audit, NULL},
     {"audit cuda", "author", "audit a scroll's pixi solve for its CUDA ABI",
      "Audits the solve of one scroll for its CUDA ABI (docs/format-v3.md 19):\n"
      "pixi.toml (platforms, [system-requirements] cuda, the cuda-version pin)\n"
@@ -441,6 +441,6 @@ const sc_cli_command sc_cli_audit_commands[] = {
      "2 for a usage error.\n",
      SC_CLI_OPERANDS({"SCROLL", 1, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_JSON, NULL}),
-     NULL, 0, cmd_audit},
+     NULL, 0, cmd_audit, NULL},
     SC_CLI_END,
 };

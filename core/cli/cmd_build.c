@@ -200,6 +200,6 @@ const sc_cli_command sc_cli_build_commands[] = {
                     {OPT_CONDA_PACK, NULL}, {OPT_KEY_ID, "refuse unless the key pair is this keyId"},
                     {OPT_SIGNER, NULL}, {OPT_PUBLIC_KEY, NULL}, {OPT_COMPRESSION, NULL},
                     {OPT_NO_CUDA_AUDIT, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_build},
+     NULL, 0, cmd_build, NULL},
     SC_CLI_END,
 };

@@ -29,6 +29,6 @@ extern const sc_cli_command sc_cli_author_commands[];
 extern const sc_cli_command sc_cli_audit_commands[];
 
 /* The row that ends a table. */
-#define SC_CLI_END {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL}
+#define SC_CLI_END {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 
 #endif

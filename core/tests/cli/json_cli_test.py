@@ -179,6 +179,13 @@ def scenario(tmp):
     J("dep", "add dep", 0, "hello-box", "numpy", "--version", ">=1")
     J("bad", "add dep", 2, "hello-box", "Bad Name", code="usage")
     J("asset", "add asset", 2, "hello-box", "ftp://example.invalid/x", code="usage")
+    reqs = os.path.join(tmp, "requirements.txt")
+    with open(reqs, "w") as f:
+        f.write("NumPy>=1\n-r other.txt\n")
+    doc = J("requirements", "add dep", 0, "hello-box", "--from-requirements", reqs)
+    note("add dep --from-requirements lists both",
+         bool(doc) and doc.get("dependencies") == [{"name": "numpy", "spec": ">=1"}] and
+         len(doc.get("skipped", [])) == 1)
     J("dep", "remove dep", 0, "hello-box", "numpy")
     J("absent", "remove dep", 2, "hello-box", "numpy", code="usage")
     J("env", "remove env", 0, "hello-box", "HELLO_GREETING")
