@@ -20,7 +20,7 @@
 #include "scrollcase/json.h"
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/target.h"
-#include "scrollcase/toml_subset.h"
+#include "scrollcase/toml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

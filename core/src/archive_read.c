@@ -8,8 +8,9 @@
  * central directory is exactly where and as long as the end record says,
  * classifies every entry in central-directory order, cross-checks its local
  * header, reads and checks link targets, refuses overlapping entries and
- * runs the whole-archive checks (collisions, links, budget) with hash tables,
- * so inspection is O(n log n).  Reading streams through raw inflate with a
+ * runs the whole-archive checks (collisions, links, budget) over a prefix
+ * tree keyed by (parent, segment), so inspection is linear in the total name
+ * bytes (expected, with hashing) whatever the name lengths.  Reading streams through raw inflate with a
  * hard stop at the declared size; the CRC-32 and the exact size are checked
  * at the end of every entry.  Extraction walks every path from the
  * destination with openat(O_NOFOLLOW) and creates files with O_EXCL.
@@ -27,6 +28,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "scrollcase/file.h"
 #include "scrollcase/path.h"
 
 #ifndef O_CLOEXEC
@@ -139,6 +141,121 @@ static const char *last_slash(const char *s, size_t n)
         if (s[n] == '/')
             return s + n;
     return NULL;
+}
+
+/* ---- the prefix tree --------------------------------------------------------- */
+
+/*
+ * Every path and every '/'-prefix of a path as a node keyed by (parent node,
+ * last segment), so that walking a path of L bytes costs O(L): a prefix is
+ * never hashed or compared from its first byte again.  The whole-archive
+ * checks run over two trees (exact paths, ASCII-folded paths) in time linear
+ * in the total name bytes (15.2: a 65,535-byte name is legal).
+ */
+#define NODE_NONE ((size_t)-1)
+
+typedef struct pnode {
+    size_t parent; /* NODE_NONE at the top */
+    const char *seg;
+    size_t len;
+    uint64_t hash;
+    size_t entry;  /* the entry with exactly this path, or NODE_NONE */
+    int is_prefix; /* some entry lies below it */
+} pnode;
+
+typedef struct ptree {
+    pnode *nodes;
+    size_t count, cap;
+    size_t *slots; /* node index + 1; 0: empty */
+    size_t mask;
+} ptree;
+
+static int ptree_init(ptree *t, size_t n)
+{
+    size_t cap = 16;
+    while (cap < n * 2 + 2)
+        cap <<= 1;
+    t->nodes = malloc((n + 1) * sizeof *t->nodes);
+    t->slots = calloc(cap, sizeof *t->slots);
+    t->count = 0;
+    t->cap = n + 1;
+    t->mask = cap - 1;
+    return t->nodes != NULL && t->slots != NULL;
+}
+
+static void ptree_free(ptree *t)
+{
+    free(t->nodes);
+    free(t->slots);
+    t->nodes = NULL;
+    t->slots = NULL;
+    t->count = t->cap = 0;
+}
+
+/* The node (parent, seg), created when create and absent; NODE_NONE when
+ * absent (or when the tree is full, which the caller's sizing excludes). */
+static size_t ptree_step(ptree *t, size_t parent, const char *seg, size_t len, int create)
+{
+    uint64_t h = 1469598103934665603ull ^ ((uint64_t)parent * 0x9E3779B97F4A7C15ull);
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)seg[i];
+        h *= 1099511628211ull;
+    }
+    h ^= h >> 29;
+    size_t i = (size_t)h & t->mask;
+    for (;;) {
+        size_t v = t->slots[i];
+        if (v == 0)
+            break;
+        const pnode *n = &t->nodes[v - 1];
+        if (n->hash == h && n->parent == parent && n->len == len && memcmp(n->seg, seg, len) == 0)
+            return v - 1;
+        i = (i + 1) & t->mask;
+    }
+    if (!create || t->count == t->cap)
+        return NODE_NONE;
+    pnode *n = &t->nodes[t->count];
+    n->parent = parent;
+    n->seg = seg;
+    n->len = len;
+    n->hash = h;
+    n->entry = NODE_NONE;
+    n->is_prefix = 0;
+    t->slots[i] = ++t->count;
+    return t->count - 1;
+}
+
+/* The node of the whole of s (len bytes), NODE_NONE when absent. */
+static size_t ptree_find(ptree *t, const char *s, size_t len)
+{
+    size_t node = NODE_NONE, pos = 0;
+    for (size_t k = 0; k <= len; k++) {
+        if (k < len && s[k] != '/')
+            continue;
+        node = ptree_step(t, node, s + pos, k - pos, 0);
+        if (node == NODE_NONE)
+            return NODE_NONE;
+        pos = k + 1;
+    }
+    return node;
+}
+
+/* Enter s into the tree: chain[j] is the node of the j-th '/'-prefix, the
+ * last one (chain[*n - 1]) that of s itself.  Nodes are created unmarked. */
+static int ptree_enter(ptree *t, const char *s, size_t len, size_t *chain, size_t *n)
+{
+    size_t node = NODE_NONE, pos = 0, m = 0;
+    for (size_t k = 0; k <= len; k++) {
+        if (k < len && s[k] != '/')
+            continue;
+        node = ptree_step(t, node, s + pos, k - pos, 1);
+        if (node == NODE_NONE)
+            return 0;
+        chain[m++] = node;
+        pos = k + 1;
+    }
+    *n = m;
+    return 1;
 }
 
 /* ---- the archive ------------------------------------------------------------ */
@@ -792,31 +909,31 @@ static sc_code collide(sc_error *err, const sc_zip *z, const sc_zip_entry *e, co
 /*
  * Collisions in central-directory order, on ASCII-folded paths: a path seen
  * before; a file or link where an earlier entry needs a directory; an entry
- * below an earlier file.
+ * below an earlier file.  Fills the folded tree (every node's entry).
  */
-static sc_code check_collisions(sc_zip *z, table *folded, table *dirs, sc_error *err)
+static sc_code check_collisions(sc_zip *z, ptree *folded, size_t *chain, sc_error *err)
 {
     for (size_t i = 0; i < z->count; i++) {
         const sc_zip_entry *e = &z->entries[i];
-        const char *f = z->folded[i];
-        int fresh;
-        slot *s = table_put(folded, f, e->path_len, i, &fresh);
-        if (!fresh) {
-            const sc_zip_entry *o = &z->entries[s->value];
+        size_t n = 0;
+        if (!ptree_enter(folded, z->folded[i], e->path_len, chain, &n))
+            return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+        pnode *self = &folded->nodes[chain[n - 1]];
+        if (self->entry != NODE_NONE) {
+            const sc_zip_entry *o = &z->entries[self->entry];
             if (o->path_len == e->path_len && memcmp(o->path, e->path, e->path_len) == 0)
                 return collide(err, z, e, "collides with another entry of the same path");
             return collide(err, z, e,
                            "collides with another entry that differs only in ASCII case");
         }
-        if (e->type != SC_ZIP_DIR && table_get(dirs, f, e->path_len) != NULL)
+        self->entry = i;
+        if (e->type != SC_ZIP_DIR && self->is_prefix)
             return collide(err, z, e, "collides with an earlier entry below it");
-        for (size_t k = 0; k < e->path_len; k++) {
-            if (f[k] != '/')
-                continue;
-            const slot *a = table_get(folded, f, k);
-            if (a != NULL && z->entries[a->value].type == SC_ZIP_FILE)
+        for (size_t j = 0; j + 1 < n; j++) {
+            pnode *a = &folded->nodes[chain[j]];
+            if (a->entry != NODE_NONE && z->entries[a->entry].type == SC_ZIP_FILE)
                 return collide(err, z, e, "lies below an earlier file entry");
-            table_put(dirs, f, k, i, &fresh);
+            a->is_prefix = 1;
         }
     }
     return SC_OK;
@@ -879,7 +996,7 @@ static const char *resolve(const sc_zip_entry *e, char *buf, size_t cap, size_t 
     return NULL;
 }
 
-static sc_code check_links(sc_zip *z, table *prefixes, sc_error *err)
+static sc_code check_links(sc_zip *z, ptree *exact, ptree *folded, sc_error *err)
 {
     size_t cap = 0;
     for (size_t i = 0; i < z->count; i++)
@@ -913,7 +1030,8 @@ static sc_code check_links(sc_zip *z, table *prefixes, sc_error *err)
                 rc = link_bad(err, z, start, "points at itself");
                 break;
             }
-            if (table_get(prefixes, buf, len) != NULL) {
+            size_t pn = ptree_find(exact, buf, len);
+            if (pn != NODE_NONE && exact->nodes[pn].is_prefix) {
                 rc = link_bad(err, z, start, "points at a directory");
                 break;
             }
@@ -943,25 +1061,29 @@ static sc_code check_links(sc_zip *z, table *prefixes, sc_error *err)
     free(buf);
     if (rc != SC_OK)
         return rc;
-    /* Nothing may be written through a link (ASCII-folded, as on disk). */
-    table folded;
-    if (!table_init(&folded, z->count))
-        return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
-    for (size_t i = 0; i < z->count; i++) {
-        int fresh;
-        if (z->entries[i].type == SC_ZIP_LINK)
-            table_put(&folded, z->folded[i], z->entries[i].path_len, i, &fresh);
-    }
-    for (size_t i = 0; i < z->count && rc == SC_OK && folded.used > 0; i++) {
+    /* Nothing may be written through a link (ASCII-folded, as on disk):
+     * no '/'-prefix of any entry is a link entry. */
+    int links = 0;
+    for (size_t i = 0; i < z->count && !links; i++)
+        links = z->entries[i].type == SC_ZIP_LINK;
+    for (size_t i = 0; i < z->count && rc == SC_OK && links; i++) {
         const sc_zip_entry *e = &z->entries[i];
+        const char *f = z->folded[i];
+        size_t node = NODE_NONE, pos = 0;
         for (size_t k = 0; k < e->path_len; k++) {
-            if (z->folded[i][k] == '/' && table_get(&folded, z->folded[i], k) != NULL) {
+            if (f[k] != '/')
+                continue;
+            node = ptree_step(folded, node, f + pos, k - pos, 0);
+            pos = k + 1;
+            if (node == NODE_NONE)
+                break;
+            size_t at = folded->nodes[node].entry;
+            if (at != NODE_NONE && z->entries[at].type == SC_ZIP_LINK) {
                 rc = entry_msg(err, SC_E_LINK_ENTRY, z, e, "would be written through a link");
                 break;
             }
         }
     }
-    table_free(&folded);
     return rc;
 }
 
@@ -1004,7 +1126,9 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
         return bad(err, z, "%s: %s", "the central directory is too large");
     unsigned char *cd = malloc((size_t)ei.cd_size + 1);
     raw *raws = calloc((size_t)ei.entries + 1, sizeof *raws);
-    table dirs = {0}, folded = {0}, exact_dirs = {0};
+    ptree folded = {0}, exact_tree = {0};
+    size_t *chain = NULL;
+    size_t max_parts = 1;
     if (cd == NULL || raws == NULL) {
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         goto done;
@@ -1035,12 +1159,16 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
             goto done;
         }
+        size_t parts = 1;
         for (size_t k = 0; k <= e->path_len; k++) {
             char c = e->path[k];
             z->folded[i][k] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
             if (c == '/')
-                slashes++;
+                parts++;
         }
+        slashes += parts - 1;
+        if (parts > max_parts)
+            max_parts = parts;
         if (e->type == SC_ZIP_LINK) {
             rc = read_link_target(z, e, err);
             if (rc != SC_OK)
@@ -1050,23 +1178,29 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
     rc = check_overlaps(z, raws, z->count, err);
     if (rc != SC_OK)
         goto done;
-    if (!table_init(&z->exact, z->count) || !table_init(&folded, z->count) ||
-        !table_init(&dirs, slashes) || !table_init(&exact_dirs, slashes)) {
+    chain = malloc(max_parts * sizeof *chain);
+    if (chain == NULL || !table_init(&z->exact, z->count) ||
+        !ptree_init(&folded, z->count + slashes) || !ptree_init(&exact_tree, z->count + slashes)) {
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         goto done;
     }
-    rc = check_collisions(z, &folded, &dirs, err);
+    rc = check_collisions(z, &folded, chain, err);
     if (rc != SC_OK)
         goto done;
     for (size_t i = 0; i < z->count; i++) {
         const sc_zip_entry *e = &z->entries[i];
         int fresh;
         table_put(&z->exact, e->path, e->path_len, i, &fresh);
-        for (size_t k = 0; k < e->path_len; k++)
-            if (e->path[k] == '/')
-                table_put(&exact_dirs, e->path, k, i, &fresh);
+        size_t n = 0;
+        if (!ptree_enter(&exact_tree, e->path, e->path_len, chain, &n)) {
+            rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
+            goto done;
+        }
+        exact_tree.nodes[chain[n - 1]].entry = i;
+        for (size_t j = 0; j + 1 < n; j++)
+            exact_tree.nodes[chain[j]].is_prefix = 1;
     }
-    rc = check_links(z, &exact_dirs, err);
+    rc = check_links(z, &exact_tree, &folded, err);
     if (rc != SC_OK)
         goto done;
     uint64_t total = 0;
@@ -1082,9 +1216,9 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
     }
     z->total = total;
 done:
-    table_free(&dirs);
-    table_free(&folded);
-    table_free(&exact_dirs);
+    ptree_free(&folded);
+    ptree_free(&exact_tree);
+    free(chain);
     free(cd);
     free(raws);
     return rc;
@@ -1143,12 +1277,16 @@ sc_code sc_zip_open(const char *path, const sc_zip_limits *limits, sc_zip **out,
         *out = NULL;
     if (path == NULL || out == NULL)
         return sc_error_set(err, SC_E_USAGE, path, "sc_zip_open: no path or no output");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return sc_error_set(err, SC_E_ARCHIVE_NOT_FOUND, path, "archive not found: %s",
+    int fd;
+    sc_file_kind kind;
+    sc_code oc = sc_file_open_regular(path, 0, &fd, NULL, &kind, err);
+    if (oc != SC_OK) {
+        if (kind == SC_FILE_MISSING || kind == SC_FILE_NOT_REGULAR)
+            return sc_error_set(err, SC_E_ARCHIVE_NOT_FOUND, path,
+                                kind == SC_FILE_MISSING ? "archive not found: %s"
+                                                        : "the archive is not a regular file: %s",
                                 path);
-        return sc_error_set(err, SC_E_IO, path, "%s: %s", path, strerror(errno));
+        return oc;
     }
     sc_code rc = sc_zip_open_fd(fd, path, limits, out, err);
     close(fd);
@@ -1254,17 +1392,23 @@ static int open_dir_at(int parent, const char *name, int *created)
 }
 
 /*
- * The directories leading to the entry being extracted, each open (walked
- * from the destination with O_NOFOLLOW).  Consecutive entries mostly share
- * their parent, so only the components that differ are closed and opened.
- * A cached directory stays safe: the collision rules refuse any later entry
- * that would put a file or link where a directory was needed.
+ * The directories leading to the entry being extracted (walked from the
+ * destination with O_NOFOLLOW).  Consecutive entries mostly share their
+ * parent, so only the components that differ are closed and opened.  At
+ * most STACK_KEEP + 1 descriptors are open whatever the depth: the first
+ * STACK_KEEP levels and the top; a level in between is re-opened (by its
+ * names, from the nearest open level, O_NOFOLLOW) when the walk comes back
+ * to it, which costs at most the bytes of the entry's own path.  A cached
+ * directory stays safe: the collision rules refuse any later entry that
+ * would put a file or link where a directory was needed.
  */
+#define STACK_KEEP 16
+
 typedef struct dirstack {
     int root;
     char *path;    /* the current parent path (components joined by '/') */
     size_t *ends;  /* ends[i]: end of component i in path */
-    int *fds;      /* fds[i]: component i, open */
+    int *fds;      /* fds[i]: component i, open, or -1 (closed, re-openable) */
     size_t depth;
 } dirstack;
 
@@ -1273,10 +1417,37 @@ static int stack_top(const dirstack *st)
     return st->depth ? st->fds[st->depth - 1] : st->root;
 }
 
-static void stack_pop_to(dirstack *st, size_t k)
+/* Pop to k levels and make the new top open again; 0 or -1 (errno). */
+static int stack_pop_to(dirstack *st, size_t k)
 {
-    while (st->depth > k)
-        close(st->fds[--st->depth]);
+    while (st->depth > k) {
+        int fd = st->fds[--st->depth];
+        if (fd >= 0)
+            close(fd);
+    }
+    if (k == 0 || st->fds[k - 1] >= 0)
+        return 0;
+    size_t j = k - 1;
+    while (j > 0 && st->fds[j - 1] < 0)
+        j--;
+    /* levels j..k-1 are closed; j-1 (or the root) is open */
+    for (size_t i = j; i < k; i++) {
+        size_t from = i ? st->ends[i - 1] + 1 : 0;
+        size_t end = st->ends[i];
+        char saved = st->path[end];
+        st->path[end] = '\0';
+        int parent = i ? st->fds[i - 1] : st->root;
+        int fd = openat(parent, st->path + from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        st->path[end] = saved;
+        if (fd < 0)
+            return -1;
+        st->fds[i] = fd;
+        if (i > j && i - 1 >= STACK_KEEP) {
+            close(st->fds[i - 1]);
+            st->fds[i - 1] = -1;
+        }
+    }
+    return 0;
 }
 
 /* Make the stack hold the parent directories of path (parent_len bytes). */
@@ -1292,7 +1463,8 @@ static sc_code stack_enter(dirstack *st, const char *dir, const sc_zip_entry *e,
             break;
         k++;
     }
-    stack_pop_to(st, k);
+    if (stack_pop_to(st, k) != 0)
+        return io_fail(err, dir, e->path, "open its directory");
     size_t pos = k ? st->ends[k - 1] + 1 : 0;
     while (pos < parent_len) {
         size_t end = pos;
@@ -1305,6 +1477,10 @@ static sc_code stack_enter(dirstack *st, const char *dir, const sc_zip_entry *e,
         if (fd < 0)
             return io_fail(err, dir, e->path, "create its directory");
         st->path[end] = '/';
+        if (st->depth > STACK_KEEP) {
+            close(st->fds[st->depth - 1]);
+            st->fds[st->depth - 1] = -1;
+        }
         st->fds[st->depth] = fd;
         st->ends[st->depth] = end;
         st->depth++;
@@ -1375,7 +1551,7 @@ sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, dir, "out of memory");
     for (size_t i = 0; i < z->count && rc == SC_OK; i++)
         rc = extract_one(z, &st, dir, &z->entries[i], err);
-    stack_pop_to(&st, 0);
+    (void)stack_pop_to(&st, 0);
     close(st.root);
     free(st.path);
     free(st.ends);

@@ -369,7 +369,7 @@ static char *join_rel(const char *a, const char *b)
 static sc_code copy_file(copy_ctx *c, int src_dir, int dst_dir, const char *name,
                          int follow, const char *shown, sc_error *err)
 {
-    int in = openat(src_dir, name, O_RDONLY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    int in = openat(src_dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
     if (in < 0)
         return sc_error_set(err, SC_E_IO, shown, "cannot open %s: %s", shown, strerror(errno));
     struct stat st;

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "scrollcase/file.h"
-#include "scrollcase/toml_subset.h"
+#include "scrollcase/toml.h"
 #include "scrollcase/wheel.h"
 
 static const struct {

@@ -359,20 +359,22 @@ sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
 {
     a->fd = -1;
     a->zip = NULL;
-    int fd = open(archive_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT || e == ENOTDIR || e == ELOOP)
+    /* 16.1 step 4: following links, and a FIFO, socket, device or
+     * directory is archive-not-found (opened without blocking). */
+    int fd;
+    struct stat st;
+    sc_file_kind kind;
+    sc_error oe;
+    if (sc_file_open_regular(archive_path, 0, &fd, &st, &kind, &oe) != SC_OK) {
+        if (kind == SC_FILE_MISSING)
             return sc_error_set(err, SC_E_ARCHIVE_NOT_FOUND, archive_path,
                                 "archive not found: %s", archive_path);
-        return sc_error_set(err, SC_E_IO, archive_path, "cannot open the archive: %s",
-                            strerror(e));
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return sc_error_set(err, SC_E_ARCHIVE_NOT_FOUND, archive_path,
-                            "the archive is not a regular file: %s", archive_path);
+        if (kind == SC_FILE_NOT_REGULAR)
+            return sc_error_set(err, SC_E_ARCHIVE_NOT_FOUND, archive_path,
+                                "the archive is not a regular file: %s", archive_path);
+        if (err != NULL)
+            *err = oe;
+        return oe.code;
     }
     if ((uint64_t)st.st_size != r->archive_size) {
         close(fd);

@@ -250,9 +250,10 @@ static sc_code mkdirs(const char *path, sc_error *err)
 
 static sc_code copy_file(const char *from, const char *to, unsigned mode, sc_error *err)
 {
-    int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (in < 0)
-        return sc_error_set(err, SC_E_IO, from, "cannot open %s: %s", from, strerror(errno));
+    int in;
+    sc_code oc = sc_file_open_regular(from, SC_FILE_NOFOLLOW, &in, NULL, NULL, err);
+    if (oc != SC_OK)
+        return oc;
     int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (out < 0) {
         close(in);

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scrollcase/file.h"
+
 #include <openssl/evp.h>
 
 #ifndef O_CLOEXEC
@@ -109,14 +111,9 @@ sc_code sc_sha256_file(const char *path, unsigned char out[SC_SHA256_LEN],
     if (path == NULL || out == NULL)
         return sc_error_set(err, SC_E_USAGE, path, "sc_sha256_file: no path or no output");
     int fd;
-    do
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        int e = errno;
-        return sc_error_set(err, SC_E_IO, path, "cannot open %s: %s", path,
-                            strerror(e));
-    }
+    sc_code oc = sc_file_open_regular(path, 0, &fd, NULL, NULL, err);
+    if (oc != SC_OK)
+        return oc;
     unsigned char *buf = malloc(SC_SHA256_FILE_BUFFER);
     if (buf == NULL) {
         close(fd);

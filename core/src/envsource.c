@@ -118,9 +118,10 @@ static sc_code make_dir(const char *path, sc_error *err)
 static sc_code copy_file(const char *src, const char *dst, unsigned mode, int follow,
                          sc_error *err)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-    if (in < 0)
-        return io_fail(err, src, "cannot open");
+    int in;
+    sc_code oc = sc_file_open_regular(src, follow ? 0 : SC_FILE_NOFOLLOW, &in, NULL, NULL, err);
+    if (oc != SC_OK)
+        return oc;
     int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (out < 0) {
         sc_code c = io_fail(err, dst, "cannot create");

@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -527,35 +528,6 @@ typedef struct walker {
     sc_error *err;
 } walker;
 
-/* rel + "/" + name (or name alone at the root). */
-static char *child_path(const char *rel, size_t rel_len, const char *name, size_t *out_len)
-{
-    size_t nl = strlen(name);
-    size_t n = rel_len == 0 ? nl : rel_len + 1 + nl;
-    char *s = malloc(n + 1);
-    if (s == NULL)
-        return NULL;
-    if (rel_len == 0) {
-        memcpy(s, name, nl);
-    } else {
-        memcpy(s, rel, rel_len);
-        s[rel_len] = '/';
-        memcpy(s + rel_len + 1, name, nl);
-    }
-    s[n] = '\0';
-    *out_len = n;
-    return s;
-}
-
-static void free_names(char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
-static sc_code walk_dir(walker *w, const char *rel, size_t rel_len);
-
 static sc_code add_entry(walker *w, int dfd, const char *name, const struct stat *st,
                          char *rel, size_t rel_len)
 {
@@ -614,129 +586,34 @@ static sc_code add_entry(walker *w, int dfd, const char *name, const struct stat
     return SC_OK;
 }
 
-static int name_cmp(const void *x, const void *y)
+/*
+ * One entry of the collection walk (sc_file_walk, names in byte order, so
+ * that the walk and the first problem it reports do not depend on the order
+ * the file system hands names out): the skipped names, the list at the root,
+ * directories (entered, not listed), files and links (listed), anything else
+ * special-entry.  Any depth and path length (openat from each directory).
+ */
+static sc_code collect_one(void *ctx, const sc_walk_entry *we, int *skip, sc_error *err)
 {
-    return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
-/* The names of an open directory that collection looks at, in byte order
- * (so that the walk, and the first problem it reports, do not depend on the
- * order the file system hands names out). */
-static sc_code read_names(DIR *d, const char *full, int at_root, char ***names, size_t *count,
-                          sc_error *err)
-{
-    char **v = NULL;
-    size_t n = 0, cap = 0;
-    sc_code c = SC_OK;
-    for (;;) {
-        errno = 0;
-        struct dirent *de = readdir(d);
-        if (de == NULL) {
-            if (errno != 0) {
-                int e = errno;
-                c = sc_error_set(err, SC_E_IO, full, "cannot read the directory %s: %s", full,
-                                 strerror(e));
-            }
-            break;
-        }
-        const char *name = de->d_name;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || sc_payload_skipped_name(name) ||
-            (at_root && strcmp(name, SC_PAYLOAD_LIST_NAME) == 0))
-            continue;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            char **nv = realloc(v, ncap * sizeof *nv);
-            if (nv == NULL) {
-                c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
-                break;
-            }
-            v = nv;
-            cap = ncap;
-        }
-        v[n] = dup_bytes(name, strlen(name));
-        if (v[n] == NULL) {
-            c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
-            break;
-        }
-        n++;
+    walker *w = ctx;
+    const char *name = we->name;
+    if (sc_payload_skipped_name(name) ||
+        (we->depth == 1 && strcmp(name, SC_PAYLOAD_LIST_NAME) == 0)) {
+        *skip = 1;
+        return SC_OK;
     }
-    if (c != SC_OK) {
-        free_names(v, n);
-        return c;
+    const struct stat *st = we->st;
+    if (S_ISDIR(st->st_mode))
+        return SC_OK;
+    if (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) {
+        char *rel = dup_bytes(we->path, we->path_len);
+        if (rel == NULL)
+            return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
+        return add_entry(w, we->dirfd, name, st, rel, we->path_len);
     }
-    if (n > 1)
-        qsort(v, n, sizeof *v, name_cmp);
-    *names = v;
-    *count = n;
-    return SC_OK;
-}
-
-static sc_code walk_dir(walker *w, const char *rel, size_t rel_len)
-{
-    sc_error *err = w->err;
-    char *full = rel_len == 0 ? dup_bytes(w->root, strlen(w->root)) : sc_path_join(w->root, rel);
-    if (full == NULL)
-        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
-    int fd = open(full, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        sc_code c = sc_error_set(err, SC_E_IO, full, "cannot open the directory %s: %s", full,
-                                 strerror(e));
-        free(full);
-        return c;
-    }
-    DIR *d = fdopendir(fd);
-    if (d == NULL) {
-        int e = errno;
-        close(fd);
-        sc_code c = sc_error_set(err, SC_E_IO, full, "cannot read the directory %s: %s", full,
-                                 strerror(e));
-        free(full);
-        return c;
-    }
-    char **names = NULL;
-    size_t nnames = 0;
-    char **subdirs = NULL;
-    size_t nsub = 0;
-    sc_code c = read_names(d, full, rel_len == 0, &names, &nnames, err);
-    if (c == SC_OK && nnames > 0) {
-        subdirs = malloc(nnames * sizeof *subdirs);
-        if (subdirs == NULL)
-            c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
-    }
-    for (size_t i = 0; c == SC_OK && i < nnames; i++) {
-        const char *name = names[i];
-        size_t clen = 0;
-        char *child = child_path(rel, rel_len, name, &clen);
-        if (child == NULL) {
-            c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
-            break;
-        }
-        struct stat st;
-        if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            int e = errno;
-            c = sc_error_set(err, SC_E_IO, child, "cannot stat %s: %s", child, strerror(e));
-            free(child);
-            break;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            subdirs[nsub++] = child;
-        } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
-            c = add_entry(w, dirfd(d), name, &st, child, clen);
-        } else {
-            c = sc_error_set(err, SC_E_SPECIAL_ENTRY, child,
-                             "the payload holds a special entry (not a file, link or directory): %s",
-                             child);
-            free(child);
-        }
-    }
-    closedir(d);
-    free(full);
-    free_names(names, nnames);
-    for (size_t i = 0; c == SC_OK && i < nsub; i++)
-        c = walk_dir(w, subdirs[i], strlen(subdirs[i]));
-    free_names(subdirs, nsub);
-    return c;
+    return sc_error_set(err, SC_E_SPECIAL_ENTRY, we->path,
+                        "the payload holds a special entry (not a file, link or directory): %s",
+                        we->path);
 }
 
 /* Two threads hash the files; the failure reported is that of the lowest index. */
@@ -753,15 +630,49 @@ typedef struct hash_worker {
     sc_error err;
 } hash_worker;
 
+/* Open rel (a file) under root one segment at a time, never following a
+ * link: for paths longer than PATH_MAX.  -1 with errno on failure. */
+static int open_below(const char *root, const char *rel)
+{
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *seg = rel;
+    while (fd >= 0) {
+        const char *slash = strchr(seg, '/');
+        size_t n = slash ? (size_t)(slash - seg) : strlen(seg);
+        char name[NAME_MAX + 1];
+        if (n > NAME_MAX) {
+            close(fd);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(name, seg, n);
+        name[n] = '\0';
+        int next = openat(fd, name, slash ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+                                          : O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        int e = errno;
+        close(fd);
+        errno = e;
+        fd = next;
+        if (slash == NULL)
+            break;
+        seg = slash + 1;
+    }
+    return fd;
+}
+
 static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf, sc_error *err)
 {
     char *full = sc_path_join(w->root, e->path);
     if (full == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory hashing the payload");
     int fd;
-    do
-        fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    while (fd < 0 && errno == EINTR);
+    if (strlen(full) < PATH_MAX) {
+        do
+            fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        while (fd < 0 && errno == EINTR);
+    } else {
+        fd = open_below(w->root, e->path);
+    }
     free(full);
     if (fd < 0) {
         int ec = errno;
@@ -866,7 +777,7 @@ sc_code sc_payload_collect(const char *root, unsigned flags, sc_payload_list *ou
                             root);
     sc_payload_list list = {NULL, 0, 0};
     walker w = {root, flags, &list, NULL, 0, 0, err};
-    sc_code c = walk_dir(&w, "", 0);
+    sc_code c = sc_file_walk(root, SC_WALK_SORTED, collect_one, &w, err);
     if (c == SC_OK && (flags & SC_PAYLOAD_HASH))
         c = hash_files(&w);
     free(w.files);

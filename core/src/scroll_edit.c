@@ -14,6 +14,7 @@
 #include "scrollcase/scroll_edit.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@
 #include "scrollcase/scroll.h"
 #include "scrollcase/strbuf.h"
 #include "scrollcase/target.h"
-#include "scrollcase/toml_subset.h"
+#include "scrollcase/toml.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -880,104 +881,210 @@ static int conda_name(const char *s)
     return 1;
 }
 
-/* ---- pixi.toml: [dependencies] edited as text --------------------------- */
+/* ---- pixi.toml: [dependencies] edited in place ------------------------- */
 
-/* The bare or quoted key at the start of a trimmed line, compared to name. */
-static int line_key_is(const char *line, size_t n, const char *name)
+/* One replacement of bytes [start, end) of the original. */
+typedef struct text_edit {
+    size_t start, end;
+    char *with; /* owned */
+} text_edit;
+
+typedef struct edit_list {
+    text_edit *e;
+    size_t n, cap;
+} edit_list;
+
+static void edit_list_free(edit_list *l)
 {
-    size_t i = 0;
-    while (i < n && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    size_t k = strlen(name);
-    if (i < n && (line[i] == '"' || line[i] == '\'')) {
-        char q = line[i++];
-        if (i + k + 1 > n || strncmp(line + i, name, k) != 0 || line[i + k] != q)
-            return 0;
-        i += k + 1;
-    } else {
-        if (i + k > n || strncmp(line + i, name, k) != 0)
-            return 0;
-        i += k;
-    }
-    while (i < n && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    return i < n && (line[i] == '=' || line[i] == '.');
+    for (size_t i = 0; i < l->n; i++)
+        free(l->e[i].with);
+    free(l->e);
+    memset(l, 0, sizeof *l);
 }
 
-/* A table header line: its trimmed text in [*h, *h+*hn). */
-static int header_of(const char *line, size_t n, const char **h, size_t *hn)
+static int edit_push(edit_list *l, size_t start, size_t end, const char *with)
 {
-    size_t i = 0;
-    while (i < n && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    if (i >= n || line[i] != '[')
-        return 0;
-    size_t e = n;
-    const char *hash = memchr(line + i, '#', n - i);
-    if (hash != NULL)
-        e = (size_t)(hash - line);
-    while (e > i && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r'))
-        e--;
-    *h = line + i;
-    *hn = e - i;
-    return 1;
+    if (with == NULL)
+        return -1; /* a failed sc_strbuf_printf below */
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 8;
+        text_edit *ne = realloc(l->e, nc * sizeof *ne);
+        if (ne == NULL)
+            return -1;
+        l->e = ne;
+        l->cap = nc;
+    }
+    char *w = strdup(with);
+    if (w == NULL)
+        return -1;
+    l->e[l->n].start = start;
+    l->e[l->n].end = end;
+    l->e[l->n].with = w;
+    l->n++;
+    return 0;
+}
+
+static int edit_cmp(const void *a, const void *b)
+{
+    const text_edit *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end; /* an insertion before a removal there */
+}
+
+/* fmt printed into b (emptied first); NULL when that fails. */
+static const char *text_of(sc_strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static const char *text_of(sc_strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sc_strbuf_truncate(b, 0);
+    sc_code rc = sc_strbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+    return rc == SC_OK ? b->p : NULL;
+}
+
+/* The first byte of the line that holds pos. */
+static size_t line_start(const char *text, size_t pos)
+{
+    while (pos > 0 && text[pos - 1] != '\n')
+        pos--;
+    return pos;
+}
+
+/* The statement lines ([line start, line_end)) of every value under v. */
+static int statement_lines(const char *text, const sc_toml *v, edit_list *l, size_t *first)
+{
+    if (v->origin == SC_TOML_VALUE) {
+        size_t s = line_start(text, v->entry.start);
+        if (s < *first)
+            *first = s;
+        return edit_push(l, s, v->line_end, "");
+    }
+    for (const sc_toml *c = v->child; c != NULL; c = c->next)
+        if (statement_lines(text, c, l, first) != 0)
+            return -1;
+    return 0;
+}
+
+static sc_code by_hand(const char *path, const char *what, const char *name, sc_error *err)
+{
+    return sc_error_set(err, SC_E_INVALID_PIXI_TOML, path,
+                        "%s: %s %s; scrollcase edits one-line entries of [dependencies] only: "
+                        "edit the file by hand, then run `scrollcase scroll check`",
+                        path, what, name);
 }
 
 /*
- * Edit [dependencies]: spec NULL removes `name`, else sets `name = "spec"`
- * (in place, or after the section's last key line, or in a new section at
- * the end).  *found: the name was there.
+ * Edit the [dependencies] table of a pixi.toml: spec NULL removes `name`,
+ * else sets it to "spec".  Only the bytes of that entry change: an existing
+ * value is replaced where it stands; a new entry goes after the last entry
+ * of the [dependencies] section (or beside the dotted `dependencies.x`
+ * lines, or into an inline table), else into a new [dependencies] section
+ * at the end; a removed entry takes its whole line (its comment included).
+ * *found: the name was there.
  */
-static int dep_edit(const char *text, size_t len, const char *name, const char *spec,
-                    sc_strbuf *out, int *found)
+static sc_code dep_edit(const char *path, const char *text, size_t len, const char *name,
+                        const char *spec, sc_strbuf *out, int *found, sc_error *err)
 {
     *found = 0;
-    int in_deps = 0, saw_deps = 0, inserted = 0;
-    size_t insert_at = (size_t)-1; /* byte offset in out after the last key line */
-    char line_new[512];
-    snprintf(line_new, sizeof line_new, "%s = \"%s\"\n", name, spec ? spec : "");
-    size_t pos = 0;
-    while (pos < len) {
-        const char *l = text + pos;
-        const char *nl = memchr(l, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - l) + 1 : len - pos;
-        size_t body = nl ? n - 1 : n;
-        const char *h;
-        size_t hn;
-        if (header_of(l, body, &h, &hn)) {
-            in_deps = hn == 14 && strncmp(h, "[dependencies]", 14) == 0;
-            saw_deps |= in_deps;
-            if (in_deps)
-                insert_at = out->len + n + (nl ? 0 : 1);
-        } else if (in_deps && line_key_is(l, body, name)) {
-            *found = 1;
-            if (spec != NULL && sc_strbuf_adds(out, line_new) != 0)
-                return -1;
-            if (spec != NULL)
-                inserted = 1;
-            pos += n;
-            continue;
-        } else if (in_deps) {
-            size_t i = 0;
-            while (i < body && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r'))
-                i++;
-            if (i < body && l[i] != '#')
-                insert_at = out->len + n + (nl ? 0 : 1);
+    sc_toml *doc = NULL;
+    sc_code rc = sc_toml_read(text, len, path, &doc, err);
+    if (rc != SC_OK)
+        return rc;
+    sc_strbuf qb = SC_STRBUF_INIT, nb = SC_STRBUF_INIT;
+    int bad = sc_strbuf_printf(&qb, "\"%s\"", spec ? spec : "") != SC_OK;
+    const char *quoted = qb.p ? qb.p : "";
+    edit_list l;
+    memset(&l, 0, sizeof l);
+    const sc_toml *deps = sc_toml_get(doc, "dependencies");
+    const sc_toml *m = deps ? sc_toml_get(deps, name) : NULL;
+    *found = m != NULL;
+    if (deps != NULL && deps->type != SC_TOML_TABLE) {
+        rc = sc_error_set(err, SC_E_INVALID_PIXI_TOML, path, "%s: dependencies is not a table",
+                          path);
+    } else if (m != NULL && m->origin == SC_TOML_VALUE) {
+        if (spec != NULL) {
+            bad = bad || edit_push(&l, m->value.start, m->value.end, quoted);
+        } else if (deps->origin == SC_TOML_VALUE) {
+            /* inside an inline table: the entry and one comma beside it */
+            const sc_toml *prev = NULL;
+            for (const sc_toml *c = deps->child; c != NULL && c != m; c = c->next)
+                prev = c;
+            if (m->next != NULL)
+                bad = bad || edit_push(&l, m->entry.start, m->next->entry.start, "");
+            else if (prev != NULL)
+                bad = bad || edit_push(&l, prev->entry.end, m->entry.end, "");
+            else
+                bad = bad || edit_push(&l, m->entry.start, m->entry.end, "");
+        } else {
+            bad = bad || edit_push(&l, line_start(text, m->entry.start), m->line_end, "");
         }
-        if (sc_strbuf_add(out, l, n) != 0)
-            return -1;
-        if (!nl && sc_strbuf_adds(out, "\n") != 0)
-            return -1;
-        pos += n;
+    } else if (m != NULL && m->origin == SC_TOML_DOTTED && deps->origin != SC_TOML_VALUE) {
+        /* `name.version = ...` lines: all of them go; a new line takes the first one's place */
+        size_t first = (size_t)-1;
+        bad = bad || statement_lines(text, m, &l, &first);
+        if (!bad && spec != NULL) {
+            const char *pre = deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
+            bad = edit_push(&l, first, first, text_of(&nb, "%s%s = %s\n", pre, name, quoted));
+        }
+    } else if (m != NULL) {
+        rc = by_hand(path, "the dependency is written as a table:", name, err);
+    } else if (spec == NULL) {
+        /* nothing to remove */
+    } else if (deps != NULL && deps->origin == SC_TOML_VALUE) {
+        if (deps->last != NULL) {
+            size_t at = deps->last->entry.end;
+            bad = bad || edit_push(&l, at, at, text_of(&nb, ", %s = %s", name, quoted));
+        } else {
+            size_t at = deps->value.end - 1; /* before the } */
+            bad = bad || edit_push(&l, at, at, text_of(&nb, " %s = %s ", name, quoted));
+        }
+    } else if (deps != NULL &&
+               (deps->origin == SC_TOML_HEADER || deps->origin == SC_TOML_DOTTED)) {
+        size_t at = deps->body_end;
+        const char *nl = at > 0 && text[at - 1] != '\n' ? "\n" : "";
+        const char *pre = deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
+        bad = bad || edit_push(&l, at, at, text_of(&nb, "%s%s%s = %s\n", nl, pre, name, quoted));
+    } else {
+        /* no [dependencies] yet (or only [dependencies.x] tables): a new section at the end */
+        const char *nl = len > 0 && text[len - 1] != '\n' ? "\n" : "";
+        const char *gap = len > 0 ? "\n" : "";
+        bad = bad || edit_push(&l, len, len,
+                               text_of(&nb, "%s%s[dependencies]\n%s = %s\n", nl, gap, name,
+                                       quoted));
     }
-    if (spec == NULL || inserted)
-        return 0;
-    if (saw_deps && insert_at != (size_t)-1 && insert_at <= out->len) {
-        return sc_strbuf_insert(out, insert_at, line_new, strlen(line_new)) != SC_OK ? -1 : 0;
+    sc_toml_free(doc);
+    sc_strbuf_free(&qb);
+    sc_strbuf_free(&nb);
+    if (rc == SC_OK && bad)
+        rc = oom(err);
+    if (rc != SC_OK) {
+        edit_list_free(&l);
+        return rc;
     }
-    if (out->len > 0 && sc_strbuf_adds(out, "\n") != 0)
-        return -1;
-    return sc_strbuf_adds(out, "[dependencies]\n") || sc_strbuf_adds(out, line_new) ? -1 : 0;
+    qsort(l.e, l.n, sizeof l.e[0], edit_cmp);
+    size_t pos = 0;
+    for (size_t i = 0; rc == SC_OK && i < l.n; i++) {
+        if (l.e[i].start < pos) { /* overlapping edits: never made above */
+            rc = sc_error_set(err, SC_E_INVALID_PIXI_TOML, path, "%s: overlapping edits", path);
+            break;
+        }
+        if (sc_strbuf_add(out, text + pos, l.e[i].start - pos) != SC_OK ||
+            sc_strbuf_adds(out, l.e[i].with) != SC_OK)
+            rc = oom(err);
+        if (l.e[i].end > pos)
+            pos = l.e[i].end;
+    }
+    if (rc == SC_OK && sc_strbuf_add(out, text + pos, len - pos) != SC_OK)
+        rc = oom(err);
+    edit_list_free(&l);
+    return rc;
 }
 
 static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *name,
@@ -998,10 +1105,11 @@ static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *na
         edit_file *e = &s.f[i];
         sc_strbuf b = SC_STRBUF_INIT;
         int found = 0;
-        if (dep_edit(e->orig, e->orig_len, name, spec, &b, &found) != 0 ||
-            (b.p == NULL && sc_strbuf_adds(&b, "") != SC_OK)) {
-            sc_strbuf_free(&b);
+        rc = dep_edit(e->path, e->orig, e->orig_len, name, spec, &b, &found, err);
+        if (rc == SC_OK && b.p == NULL && sc_strbuf_adds(&b, "") != SC_OK)
             rc = oom(err);
+        if (rc != SC_OK) {
+            sc_strbuf_free(&b);
             break;
         }
         any |= found;

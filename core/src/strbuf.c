@@ -71,21 +71,28 @@ sc_code sc_strbuf_addc(sc_strbuf *b, char c)
     return sc_strbuf_add(b, &c, 1);
 }
 
-sc_code sc_strbuf_printf(sc_strbuf *b, const char *fmt, ...)
+sc_code sc_strbuf_vprintf(sc_strbuf *b, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
     if (n < 0)
         return SC_E_OUT_OF_MEMORY;
     if (sc_strbuf_reserve(b, (size_t)n) != SC_OK)
         return SC_E_OUT_OF_MEMORY;
-    va_start(ap, fmt);
     vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
     b->len += (size_t)n;
     return SC_OK;
+}
+
+sc_code sc_strbuf_printf(sc_strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sc_code rc = sc_strbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 sc_code sc_strbuf_insert(sc_strbuf *b, size_t at, const void *bytes, size_t n)

@@ -32,6 +32,7 @@ static void register_all(void)
     register_target_tests();
     register_scroll_tests();
     register_migrate_tests();
+    register_file_tests();
     if (register_document_tests)
         register_document_tests();
     if (register_manifest_tests)

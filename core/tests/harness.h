@@ -19,6 +19,7 @@ void register_path_tests(void);
 void register_target_tests(void);
 void register_scroll_tests(void);
 void register_migrate_tests(void);
+void register_file_tests(void);
 /* Areas that may not be built yet: weak, registered when linked in. */
 void register_document_tests(void) __attribute__((weak));
 void register_manifest_tests(void) __attribute__((weak));

@@ -857,6 +857,46 @@ static void test_inspection_of_100000_entries_is_fast(void)
     free(dir);
 }
 
+/* 15.2 allows 65,535-byte names; the whole-archive checks must hold for
+ * them (bench/inspect_bench.sh measures that they stay linear). */
+#define LONG_STEM "s = 'a/' * 32760\n"
+
+static void test_long_names_inspect_and_are_checked(void)
+{
+    sc_zip *z = NULL;
+    sc_error err;
+    char *dir = sc_test_tmpdir();
+    char *p = mkzip(dir, "long.zip",
+                    LONG_STEM "ps = [s + 'f%d' % i + 'x' * (65535 - len(s) - 2) for i in range(6)]\n"
+                    "assert all(len(x) == 65535 for x in ps)\n"
+                    "data = A(*[F(x) for x in ps], L(s + 'l', 'f0' + 'x' * 13))");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    SC_EXPECT_CODE(sc_zip_open(p, NULL, &z, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(sc_zip_count(z), 7);
+    for (size_t i = 0; i < sc_zip_count(z); i++) {
+        const sc_zip_entry *e = sc_zip_at(z, i);
+        CU_ASSERT_PTR_EQUAL(sc_zip_find(z, e->path), e);
+    }
+    sc_zip_close(z);
+    free(p);
+    sc_test_rmtree(dir);
+    free(dir);
+    /* below a long file entry */
+    EXPECT_OPEN(LONG_STEM "data = A(F(s + 'f'), F(s + 'f/x'))", SC_E_ENTRY_COLLISION,
+                "lies below an earlier file entry");
+    /* a long file where an earlier long entry needs a directory (case folded) */
+    EXPECT_OPEN(LONG_STEM "data = A(F(s + 'd/x'), F(s.upper() + 'D'))", SC_E_ENTRY_COLLISION,
+                "collides with an earlier entry below it");
+    EXPECT_OPEN(LONG_STEM "data = A(F(s + 'x'), F(s.upper() + 'X'))", SC_E_ENTRY_COLLISION,
+                "differs only in ASCII case");
+    /* written through a long link */
+    EXPECT_OPEN(LONG_STEM "data = A(F(s + 't'), L(s + 'l', 't'), F(s + 'l/y'))", SC_E_LINK_ENTRY,
+                "written through a link");
+    /* a long link at a long directory */
+    EXPECT_OPEN(LONG_STEM "data = A(F(s + 'd/x'), L(s + 'l', 'd'))", SC_E_LINK_ENTRY,
+                "points at a directory");
+}
+
 /* ---- registration ----------------------------------------------------------------------- */
 
 void register_archive_read_tests(void)
@@ -911,4 +951,5 @@ void register_archive_read_tests(void)
     SC_ADD_TEST(s, test_extract_never_writes_through_a_link);
     SC_ADD_TEST(s, test_extract_write_error_is_io_naming_the_path);
     SC_ADD_TEST(s, test_inspection_of_100000_entries_is_fast);
+    SC_ADD_TEST(s, test_long_names_inspect_and_are_checked);
 }

@@ -15,9 +15,9 @@
 #include "scrollcase/json.h"
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/target.h"
-#include "scrollcase/toml_subset.h"
+#include "scrollcase/toml.h"
 
-void sc_test_register_toml_subset(void);
+void sc_test_register_toml(void);
 void sc_test_register_wheel(void);
 void sc_test_register_pixi_lock(void);
 
@@ -562,7 +562,7 @@ static void test_gate_passes_a_clean_lock(void)
 
 void register_audit_tests(void)
 {
-    sc_test_register_toml_subset();
+    sc_test_register_toml();
     sc_test_register_wheel();
     sc_test_register_pixi_lock();
     CU_pSuite s = CU_add_suite("audit", NULL, NULL);

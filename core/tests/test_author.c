@@ -481,7 +481,7 @@ static void add_import_takes_dotted_names_once(void)
     sc_test_ws_free(&w);
 }
 
-static void add_dep_edits_dependencies_as_text(void)
+static void add_dep_edits_dependencies_in_place(void)
 {
     sc_test_ws w = ws_with_box(0);
     char *p = sc_path_join(w.scrolls, TOML_CPU);
@@ -556,6 +556,197 @@ static void add_dep_with_several_targets_and_all_edits_each(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(b, "numpy = \"*\""));
     free(a);
     free(b);
+    sc_test_ws_free(&w);
+}
+
+/* A pixi.toml as people write them: every TOML form the old line editor broke on. */
+static const char real_manifest[] =
+    "# demo workspace\n"
+    "[workspace]\n"
+    "name = \"demo\"\n"
+    "channels = [\n  \"conda-forge\",  # main\n  \"pytorch\",\n]\n"
+    "platforms = [\"linux-64\"]\n"
+    "\n"
+    "[tasks]\n"
+    "serve = \"\"\"\n"
+    "python -m demo.serve \\\n"
+    "  --port 8000\n"
+    "[dependencies]\n"
+    "\"\"\"\n"
+    "check = { cmd = '''pytest -q''', depends-on = [\"lint\"] }\n"
+    "\n"
+    "[dependencies]\n"
+    "python = \"3.12.*\"   # the interpreter\n"
+    "pytorch = { version = \"2.5.*\", channel = \"pytorch\" }\n"
+    "cuda.version = \"12.4.*\"\n"
+    "cuda.build = \"*\"\n"
+    "\n"
+    "# GPU extras\n"
+    "[feature.gpu.dependencies]\n"
+    "numpy = \"1.*\"\n"
+    "\n"
+    "[target.linux-64.dependencies]\n"
+    "python = \"3.12.*\"\n"
+    "\n"
+    "[[tool.matrix]]\n"
+    "python = \"3.11\"\n"
+    "[[tool.matrix]]\n"
+    "python = \"3.12\"\n";
+
+static void write_manifest(const sc_test_ws *w, const char *text)
+{
+    char *p = sc_path_join(w->scrolls, TOML_CPU);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_file_write_atomic(p, text, strlen(text), 0644, &err), SC_OK);
+    free(p);
+}
+
+/* The manifest after replacing the bytes [from, from+strlen(old)) = old by new. */
+static char *spliced(const char *text, const char *old, const char *new_text)
+{
+    const char *at = strstr(text, old);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    size_t n = strlen(text) - strlen(old) + strlen(new_text) + 1;
+    char *r = malloc(n);
+    snprintf(r, n, "%.*s%s%s", (int)(at - text), text, new_text, at + strlen(old));
+    return r;
+}
+
+static void add_dep_keeps_a_real_manifest_byte_for_byte(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    write_manifest(&w, real_manifest);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    /* a new entry goes after the last line of [dependencies], not into the task string */
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "numpy", NULL, ">=1.26", &err), SC_OK,
+                   &err);
+    char *want = spliced(real_manifest, "cuda.build = \"*\"\n",
+                         "cuda.build = \"*\"\nnumpy = \">=1.26\"\n");
+    char *t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, want);
+    free(t);
+    /* an existing value is replaced where it stands; its comment stays */
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "python", NULL, "3.11.*", &err), SC_OK,
+                   &err);
+    char *want2 = spliced(want, "python = \"3.12.*\"   #", "python = \"3.11.*\"   #");
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, want2);
+    free(t);
+    /* an inline-table entry and a dotted-key entry are removed with their lines */
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_DEP, "demo", "pytorch", &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_DEP, "demo", "cuda", &err), SC_OK, &err);
+    char *a = spliced(want2, "pytorch = { version = \"2.5.*\", channel = \"pytorch\" }\n", "");
+    char *want3 = spliced(a, "cuda.version = \"12.4.*\"\ncuda.build = \"*\"\n", "");
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, want3);
+    /* [feature.gpu.dependencies] and [target.linux-64.dependencies] are untouched */
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "[feature.gpu.dependencies]\nnumpy = \"1.*\"\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "[target.linux-64.dependencies]\npython = \"3.12.*\"\n"));
+    free(t);
+    free(a);
+    free(want);
+    free(want2);
+    free(want3);
+    sc_test_ws_free(&w);
+}
+
+static void add_dep_replaces_a_dotted_entry_in_its_place(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    write_manifest(&w, real_manifest);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "cuda", NULL, "12.6.*", &err), SC_OK,
+                   &err);
+    char *want = spliced(real_manifest, "cuda.version = \"12.4.*\"\ncuda.build = \"*\"\n",
+                         "cuda = \"12.6.*\"\n");
+    char *t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, want);
+    free(t);
+    free(want);
+    sc_test_ws_free(&w);
+}
+
+static void add_dep_edits_dotted_and_inline_dependencies(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    const char *dotted = "[workspace]\nname = \"x\"\n[dependencies]\n";
+    const char *root_dotted = "dependencies.python = \"3.12.*\"  # py\n\n[workspace]\nname = \"x\"\n";
+    write_manifest(&w, root_dotted);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "zlib", NULL, "1.3", &err), SC_OK,
+                   &err);
+    char *t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "dependencies.python = \"3.12.*\"  # py\ndependencies.zlib = \"1.3\"\n"
+                              "\n[workspace]\nname = \"x\"\n");
+    free(t);
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_DEP, "demo", "python", &err), SC_OK, &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "dependencies.zlib = \"1.3\"\n\n[workspace]\nname = \"x\"\n");
+    free(t);
+    const char *inl = "dependencies = { python = \"3.12.*\" }\n[workspace]\nname = \"x\"\n";
+    write_manifest(&w, inl);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "zlib", NULL, NULL, &err), SC_OK,
+                   &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "dependencies = { python = \"3.12.*\", zlib = \"*\" }\n"
+                              "[workspace]\nname = \"x\"\n");
+    free(t);
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_DEP, "demo", "python", &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_author_remove(&c, SC_AUTHOR_DEP, "demo", "zlib", &err), SC_OK, &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "dependencies = {  }\n[workspace]\nname = \"x\"\n");
+    free(t);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "zlib", NULL, NULL, &err), SC_OK,
+                   &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "dependencies = {   zlib = \"*\" }\n[workspace]\nname = \"x\"\n");
+    free(t);
+    /* an empty [dependencies] section at the end of a file without a final newline */
+    write_manifest(&w, "[workspace]\nname = \"x\"\n[dependencies]");
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "zlib", NULL, NULL, &err), SC_OK,
+                   &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "[workspace]\nname = \"x\"\n[dependencies]\nzlib = \"*\"\n");
+    free(t);
+    write_manifest(&w, dotted);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "zlib", NULL, NULL, &err), SC_OK,
+                   &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "[workspace]\nname = \"x\"\n[dependencies]\nzlib = \"*\"\n");
+    free(t);
+    sc_test_ws_free(&w);
+}
+
+static void add_dep_refuses_a_table_entry_and_a_broken_manifest(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    const char *table = "[workspace]\nname = \"x\"\n[dependencies.numpy]\nversion = \"1.*\"\n";
+    write_manifest(&w, table);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "numpy", NULL, NULL, &err),
+                   SC_E_INVALID_PIXI_TOML, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "scroll check"));
+    char *t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, table);
+    free(t);
+    /* a new name beside a [dependencies.x] table: a [dependencies] section is added */
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "zlib", NULL, NULL, &err), SC_OK,
+                   &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "[workspace]\nname = \"x\"\n[dependencies.numpy]\n"
+                              "version = \"1.*\"\n\n[dependencies]\nzlib = \"*\"\n");
+    free(t);
+    const char *broken = "[workspace]\nname = \"x\"\n[dependencies]\npython = \"3.12\n";
+    write_manifest(&w, broken);
+    SC_EXPECT_CODE(sc_author_add(&c, SC_AUTHOR_DEP, "demo", "zlib", NULL, NULL, &err),
+                   SC_E_INVALID_PIXI_TOML, &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, broken);
+    free(t);
     sc_test_ws_free(&w);
 }
 
@@ -943,10 +1134,14 @@ void register_author_tests(void)
     SC_ADD_TEST(s, add_file_refuses_links_missing_and_outside_files);
     SC_ADD_TEST(s, add_env_splits_at_the_first_equals_and_replaces);
     SC_ADD_TEST(s, add_import_takes_dotted_names_once);
-    SC_ADD_TEST(s, add_dep_edits_dependencies_as_text);
+    SC_ADD_TEST(s, add_dep_edits_dependencies_in_place);
     SC_ADD_TEST(s, add_dep_creates_the_section_when_absent);
     SC_ADD_TEST(s, add_dep_refuses_non_conda_names_and_quoted_specs);
     SC_ADD_TEST(s, add_dep_with_several_targets_and_all_edits_each);
+    SC_ADD_TEST(s, add_dep_keeps_a_real_manifest_byte_for_byte);
+    SC_ADD_TEST(s, add_dep_replaces_a_dotted_entry_in_its_place);
+    SC_ADD_TEST(s, add_dep_edits_dotted_and_inline_dependencies);
+    SC_ADD_TEST(s, add_dep_refuses_a_table_entry_and_a_broken_manifest);
     SC_ADD_TEST(s, remove_without_a_match_is_an_error);
     SC_ADD_TEST(s, remove_last_import_is_refused);
     SC_ADD_TEST(s, remove_file_and_env_restore_the_scroll);

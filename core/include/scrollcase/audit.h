@@ -4,7 +4,7 @@
  * target names?
  *
  * Guarantees (docs/format-v3.md 19): the audit reads a target, a pixi.toml
- * (toml_subset.h) and a pixi.lock (pixi_lock.h) — or the conda-meta records
+ * (toml.h) and a pixi.lock (pixi_lock.h) — or the conda-meta records
  * of a built payload — and reports typed findings: a severity (error or
  * warning), a stable kebab-case finding code from the closed list of 19.6
  * (finding codes, distinct from the error codes of error.h), the package

@@ -15,6 +15,7 @@
 #ifndef SCROLLCASE_STRBUF_H
 #define SCROLLCASE_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "scrollcase/error.h"
@@ -44,6 +45,7 @@ sc_code sc_strbuf_printf(sc_strbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+sc_code sc_strbuf_vprintf(sc_strbuf *b, const char *fmt, va_list ap);
 
 /* Insert n bytes at offset at (at <= len). */
 sc_code sc_strbuf_insert(sc_strbuf *b, size_t at, const void *bytes, size_t n);

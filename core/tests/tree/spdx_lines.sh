@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # spdx_lines.sh SOURCE_DIR — every source file of the project starts with its
-# licence line (the rule of README.md, "Licence"):
+# licence line (the rule of README.md, "Licence lines"):
 #
 #   C, C++, CUDA (.c .h .cc .cpp .hpp .cu .cuh, and .h.in templates):
 #       line 1 is   /* SPDX-License-Identifier: Apache-2.0 */
