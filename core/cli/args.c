@@ -132,6 +132,9 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
      "no starter scroll (the default; upstream's spelling)"},
     {OPT_NO_INSTALL_TOOLCHAIN, "--no-install-toolchain", NULL, NULL, N, NULL, 0, NULL,
      "install no toolchain (what init always does; upstream's spelling)"},
+    {OPT_QUIET, "--quiet", "-q", NULL, N, NULL, 0, NULL, "show no progress"},
+    {OPT_PROGRESS_FD, "--progress-fd", NULL, "FD", N, NULL, 0, NULL,
+     "write progress as JSON lines to file descriptor FD"},
 };
 
 #undef F

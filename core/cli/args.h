@@ -109,6 +109,9 @@ typedef enum sc_cli_opt {
     OPT_SCROLL_VERSION,
     OPT_NO_EXAMPLE,
     OPT_NO_INSTALL_TOOLCHAIN,
+    /* progress */
+    OPT_QUIET,
+    OPT_PROGRESS_FD,
     OPT_COUNT /* also: the end of a command's option list */
 } sc_cli_opt;
 

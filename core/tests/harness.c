@@ -65,6 +65,8 @@ static void register_all(void)
         register_author_tests();
     if (register_requirements_tests)
         register_requirements_tests();
+    if (register_progress_tests)
+        register_progress_tests();
 }
 
 char *sc_test_tmpdir(void)

@@ -29,6 +29,7 @@
 #include "scrollcase/archive_write.h"
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
+#include "scrollcase/progress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,6 +65,9 @@ typedef struct sc_build_options {
     sc_build_progress_fn progress; /* may be NULL */
     void *progress_ctx;
     char *const *host_env;         /* NULL: environ (PATH for git, self-test base) */
+    /* bytes and files done of the total while assets download (may be NULL) */
+    sc_progress_fn transfer;
+    void *transfer_ctx;
 } sc_build_options;
 
 typedef struct sc_build_result {
