@@ -28,6 +28,9 @@ extern const sc_cli_command sc_cli_author_commands[];
 /* audit, audit cuda (cmd_audit.c) */
 extern const sc_cli_command sc_cli_audit_commands[];
 
+/* inspect, diff (cmd_inspect.c) */
+extern const sc_cli_command sc_cli_inspect_commands[];
+
 /* The row that ends a table. */
 #define SC_CLI_END {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 
