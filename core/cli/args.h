@@ -112,6 +112,7 @@ typedef enum sc_cli_opt {
     /* progress */
     OPT_QUIET,
     OPT_PROGRESS_FD,
+    OPT_OFFLINE,
     OPT_COUNT /* also: the end of a command's option list */
 } sc_cli_opt;
 

@@ -155,6 +155,7 @@ static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
         o.progress_ctx = progress_shown;
         o.transfer = sc_cli_progress_event;
         o.transfer_ctx = progress_shown;
+        o.offline = sc_cli_has(a, OPT_OFFLINE);
         sc_build_result r;
         if (sc_build(&o, &r, &err) != SC_OK) {
             rc = sc_cli_report(&err);
@@ -217,7 +218,7 @@ const sc_cli_command sc_cli_build_commands[] = {
                     {OPT_CONDA_PACK, NULL}, {OPT_KEY_ID, "refuse unless the key pair is this keyId"},
                     {OPT_SIGNER, NULL}, {OPT_PUBLIC_KEY, NULL}, {OPT_COMPRESSION, NULL},
                     {OPT_NO_CUDA_AUDIT, NULL}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
-                    {OPT_PROGRESS_FD, NULL}),
+                    {OPT_PROGRESS_FD, NULL}, {OPT_OFFLINE, NULL}),
      NULL, 0, cmd_build, NULL},
     SC_CLI_END,
 };

@@ -21,6 +21,7 @@
 #endif
 
 #include "scrollcase/build.h"
+#include "scrollcase/cache.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -624,15 +625,19 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
     memset(&opt, 0, sizeof opt);
     opt.progress = download_progress;
     opt.ctx = b;
-    sc_code c = SC_OK;
+    char *cache = NULL;
+    sc_code c = b->o->cache_dir != NULL ? ((cache = strdup(b->o->cache_dir)) ? SC_OK : OOM(err))
+                                        : sc_cache_dir(&cache, err);
     for (size_t i = 0; c == SC_OK && i < array_len(a); i++) {
         const sc_json *as = sc_json_at(a, i);
         const char *rel = scroll_str(as, "relativePath");
         uint64_t size = 0;
         sc_json_uint53(sc_json_get(as, "sizeBytes"), &size);
         char *dst = sc_path_join(b->payload_dir, rel);
-        if (dst == NULL)
-            return OOM(err);
+        if (dst == NULL) {
+            c = OOM(err);
+            break;
+        }
         char *slash = strrchr(dst, '/');
         *slash = '\0';
         c = mkdirs(dst, err);
@@ -643,11 +648,15 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
             b->asset_count = (uint64_t)array_len(a);
             b->asset_rel = rel;
             b->asset_finished = 0;
-            c = sc_download_verified(scroll_str(as, "url"), dst, size, scroll_str(as, "sha256"),
-                                     &opt, err);
+            int hit = 0;
+            c = sc_cache_fetch(cache, scroll_str(as, "url"), size, scroll_str(as, "sha256"),
+                               b->o->offline, &opt, dst, &hit, err);
+            if (c == SC_OK && hit)
+                progress(b, "cached", rel);
         }
         free(dst);
     }
+    free(cache);
     return c;
 }
 

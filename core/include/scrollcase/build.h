@@ -68,6 +68,10 @@ typedef struct sc_build_options {
     /* bytes and files done of the total while assets download (may be NULL) */
     sc_progress_fn transfer;
     void *transfer_ctx;
+    /* embedded assets come through the asset cache (cache.h): cache_dir NULL
+     * is sc_cache_dir's; offline refuses what is not cached */
+    const char *cache_dir;
+    int offline;
 } sc_build_options;
 
 typedef struct sc_build_result {

@@ -138,6 +138,7 @@ def scenario(tmp):
            if not k.startswith("SCROLLCASE_") and k not in ("CUDA_HOME",)}
     env["SCROLLCASE_CUDA_HOME"] = os.path.join(tmp, "no-toolkit")
     env["SCROLLCASE_LIBCUDA"] = os.path.join(tmp, "no-libcuda.so.1")
+    env["SCROLLCASE_CACHE"] = os.path.join(tmp, "asset-cache")
     pixi = os.path.join(src, "fixtures", "standin", "pixi")
     cpack = os.path.join(src, "fixtures", "standin", "conda-pack")
     nothing = os.path.join(tmp, "nothing")
@@ -331,6 +332,14 @@ def scenario(tmp):
     J("import", "add import", 0, "hello-box", "os")
     J("import", "remove import", 0, "hello-box", "os")
     J("file", "remove file", 0, "hello-box", "app/hello.py")
+
+    # the asset cache
+    cache_env = dict(env, SCROLLCASE_CACHE=os.path.join(tmp, "cache"))
+    J("empty", "cache ls", 0, e=cache_env)
+    J("empty", "cache gc", 0, e=cache_env)
+    not_dir = dict(env, SCROLLCASE_CACHE=trust)  # a file, not a directory
+    J("not-a-directory", "cache ls", 1, code="io-error", e=not_dir)
+    J("not-a-directory", "cache gc", 1, code="io-error", e=not_dir)
 
     # usage errors are documents too
     for command in ("verify", "build", "keygen"):

@@ -76,6 +76,7 @@ def main():
         ws = os.path.join(tmp, "ws")
         os.makedirs(ws)
         env = {k: v for k, v in os.environ.items() if not k.startswith("SCROLLCASE_")}
+        env["SCROLLCASE_CACHE"] = os.path.join(tmp, "cache-setup")
         env.pop("NO_COLOR", None)
         env["TERM"] = "xterm"
         base = [sc, "--project-root", ws]
@@ -90,9 +91,15 @@ def main():
         git(ws, "add", "-A")
         git(ws, "commit", "-q", "-m", "one")
         build = base + ["build", "p/linux-x86_64-cpu", "--environment-prefix", prefix]
+        runs = [0]
+
+        def fresh(e):
+            """Each build its own empty asset cache, so that it downloads again."""
+            runs[0] += 1
+            return dict(e, SCROLLCASE_CACHE=os.path.join(tmp, "cache-%d" % runs[0]))
         exact = "(%d bytes)" % SIZE
 
-        rc, out, err = on_pty(build, env, ws)
+        rc, out, err = on_pty(build, fresh(env), ws)
         note("tty exit", rc == 0, err)
         note("tty bar redrawn in place", "\r" in err and err.count("ETA") >= 2, repr(err[-600:]))
         note("tty bar shows percent and rate", "%" in err and "/s" in err and "[" in err)
@@ -100,11 +107,11 @@ def main():
         note("tty exact size", exact in err and "2.0 MiB" in err)
 
         for name, extra in (("NO_COLOR", {"NO_COLOR": "1"}), ("TERM=dumb", {"TERM": "dumb"})):
-            rc, out, err = on_pty(build, dict(env, **extra), ws)
+            rc, out, err = on_pty(build, fresh(dict(env, **extra)), ws)
             note("tty %s exit" % name, rc == 0, err)
             note("tty %s no colour" % name, "\x1b[" not in err and "\r" in err, repr(err[-300:]))
 
-        r = subprocess.run(build, capture_output=True, text=True, env=env, cwd=ws)
+        r = subprocess.run(build, capture_output=True, text=True, env=fresh(env), cwd=ws)
         note("pipe exit", r.returncode == 0, r.stderr)
         lines = [l for l in r.stderr.splitlines() if l.startswith("scrollcase: download models/")]
         note("pipe no bar", "\r" not in r.stderr and "\x1b[" not in r.stderr, repr(r.stderr[-300:]))
@@ -113,11 +120,11 @@ def main():
         note("pipe last line exact", bool(lines) and exact in lines[-1] and " in " in lines[-1],
              "\n".join(lines))
 
-        r = subprocess.run(build + ["--quiet"], capture_output=True, text=True, env=env, cwd=ws)
+        r = subprocess.run(build + ["--quiet"], capture_output=True, text=True, env=fresh(env), cwd=ws)
         note("quiet exit", r.returncode == 0, r.stderr)
         note("quiet says nothing", r.stderr == "", r.stderr)
 
-        r = subprocess.run(build + ["--json"], capture_output=True, text=True, env=env, cwd=ws)
+        r = subprocess.run(build + ["--json"], capture_output=True, text=True, env=fresh(env), cwd=ws)
         note("json exit", r.returncode == 0, r.stderr)
         events = []
         for l in r.stderr.splitlines():
@@ -135,7 +142,7 @@ def main():
         fd_path = os.path.join(tmp, "events.jsonl")
         with open(fd_path, "w") as fdf:
             r = subprocess.run(build + ["--progress-fd", "3"], capture_output=True, text=True,
-                               env=env, cwd=ws, pass_fds=(3,) if os.dup2(fdf.fileno(), 3) == 3 else ())
+                               env=fresh(env), cwd=ws, pass_fds=(3,) if os.dup2(fdf.fileno(), 3) == 3 else ())
         os.close(3)
         note("progress-fd exit", r.returncode == 0, r.stderr)
         with open(fd_path) as f:
