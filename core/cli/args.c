@@ -174,7 +174,8 @@ const sc_cli_command *const *sc_cli_commands(size_t *n)
         const sc_cli_command *const groups[] = {
             sc_cli_main_commands,   sc_cli_author_commands, sc_cli_env_commands,
             sc_cli_audit_commands,  sc_cli_build_commands,  sc_cli_documents_commands,
-            sc_cli_cache_commands,  sc_cli_box_commands,    sc_cli_inspect_commands,
+            sc_cli_cache_commands,  sc_cli_box_commands,    sc_cli_install_commands,
+            sc_cli_inspect_commands,
             sc_cli_parity_commands};
         for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
             for (const sc_cli_command *c = groups[g]; c->words != NULL; c++)

@@ -333,6 +333,25 @@ def scenario(tmp):
     J("import", "remove import", 0, "hello-box", "os")
     J("file", "remove file", 0, "hello-box", "app/hello.py")
 
+    # install: the documents over loopback HTTP, the archive from the cache
+    dist = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(rel)))))
+    icache = os.path.join(tmp, "install-cache")
+    os.makedirs(icache)
+    shutil.copy(built["archivePath"], os.path.join(icache, built["archiveSha256"]))
+    ie = dict(env, SCROLLCASE_CACHE=icache)
+    server = subprocess.Popen(["/usr/bin/python3", os.path.join(src, "fixtures", "http_server.py"),
+                               dist, os.path.join(tmp, "http2.log")], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        port = int(server.stdout.readline())
+        rurl = "http://127.0.0.1:%d/%s" % (port, os.path.relpath(rel, dist))
+        J("release", "install", 0, rurl, os.path.join(tmp, "installed"), "--trust", trust, e=ie)
+        J("missing", "install", 1, "http://127.0.0.1:%d/none.json" % port,
+          os.path.join(tmp, "installed2"), "--trust", trust, code="download-failed", e=ie)
+    finally:
+        server.kill()
+        server.wait()
+
     # the asset cache
     cache_env = dict(env, SCROLLCASE_CACHE=os.path.join(tmp, "cache"))
     J("empty", "cache ls", 0, e=cache_env)
