@@ -6,9 +6,13 @@
  * Input: the bytes of one pixi.lock.
  * Checked: no crash, no leak, no unbounded recursion; one code per failure
  * (err->code equals the returned code, which is invalid-lock or
- * out-of-memory); an accepted lock has a name and version for every
- * package, a build for every conda package, and environment entries that
- * index existing packages; the audit of an accepted lock for three targets
+ * out-of-memory); an accepted lock has a name for every package, a version
+ * for every one but a v7 PyPI or source package, a build for every conda
+ * package, a sha256 of 64 lowercase hex digits where one is given, a subdir
+ * for every environment platform, and environment entries that index
+ * existing packages; the licence inventory of an accepted lock succeeds or
+ * fails with invalid-lock or license-audit-mismatch; the audit of an
+ * accepted lock for three targets
  * succeeds or fails with invalid-lock only, returns a sorted report whose
  * error and warning counts add up, and writes it the same way twice.
  */
@@ -17,7 +21,9 @@
 #include <string.h>
 
 #include "scrollcase/audit.h"
+#include "scrollcase/digest.h"
 #include "scrollcase/json.h"
+#include "scrollcase/licenses.h"
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/target.h"
 #include "scrollcase/toml.h"
@@ -76,14 +82,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < lock->npackages; i++) {
         const sc_lock_package *p = &lock->packages[i];
-        if (p->name == NULL || p->version == NULL || p->location == NULL || p->filename == NULL)
+        if (p->name == NULL || p->location == NULL || p->filename == NULL)
+            abort();
+        if (p->version == NULL && (lock->version < 7 || (p->kind == SC_LOCK_CONDA && !p->source)))
             abort();
         if (p->kind == SC_LOCK_CONDA && p->build == NULL)
+            abort();
+        if (p->sha256 != NULL && !sc_is_lower_hex(p->sha256, strlen(p->sha256), 64))
             abort();
     }
     for (size_t e = 0; e < lock->nenvironments; e++)
         for (size_t pl = 0; pl < lock->environments[e].nplatforms; pl++) {
             const sc_lock_platform *p = &lock->environments[e].platforms[pl];
+            if (p->platform == NULL || p->subdir == NULL)
+                abort();
             for (size_t i = 0; i < p->count; i++)
                 if (p->packages[i] >= lock->npackages)
                     abort();
@@ -94,6 +106,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     audit_once("linux-x86_64-cuda12.4", doc, lock);
     audit_once("linux-x86_64-cpu", doc, lock);
     audit_once("windows-x86_64-cuda11.8", doc, lock);
+    sc_target t;
+    if (sc_target_parse_id("linux-x86_64-cpu", &t, &err) != SC_OK)
+        abort();
+    sc_json *inv = NULL;
+    c = sc_license_inventory(lock, &t, "0000000000000000000000000000000000000000000000000000000000000000",
+                             NULL, &inv, &err);
+    if (c != err.code && c != SC_OK)
+        abort();
+    if (c != SC_OK && c != SC_E_INVALID_LOCK && c != SC_E_LICENSE_AUDIT_MISMATCH &&
+        c != SC_E_OUT_OF_MEMORY)
+        abort();
+    if ((c == SC_OK) != (inv != NULL))
+        abort();
+    sc_json_free(inv);
     sc_json_free(doc);
     sc_pixi_lock_free(lock);
     return 0;

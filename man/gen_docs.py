@@ -404,7 +404,7 @@ def zsh_action(kind, o=None):
 
 
 def zsh_help(text):
-    return text.replace("[", "(").replace("]", ")").replace(":", " ").replace("'", "")
+    return text.replace("[", "(").replace("]", ")").replace(":", " ")
 
 
 def zsh_specs(cmd):

@@ -10,12 +10,12 @@ sc=$1 conform=$2 src=$3 out=$4 py=$5
 tmp=$out.tmp
 rm -rf "$tmp"
 mkdir -p "$tmp"
-# Until the option table is in the command (issue 15), the sample of its
-# output stands in, with a warning.
-if ! "$sc" help --commands-json >"$tmp/commands.json" 2>"$tmp/err"; then
-    echo "man/generate.sh: warning: $sc help --commands-json failed; using man/tests/sample-commands.json" >&2
-    cp "$src/tests/sample-commands.json" "$tmp/commands.json"
+if ! "$sc" help --commands-json >"$tmp/commands.json"; then
+    echo "man/generate.sh: $sc help --commands-json failed" >&2
+    exit 1
 fi
+# Until the runner prints its option table (issue 13), a sample of that
+# output stands in, with a warning.
 if ! "$conform" --options-json >"$tmp/conform.json" 2>"$tmp/err"; then
     echo "man/generate.sh: warning: $conform --options-json failed; using man/tests/sample-conform.json" >&2
     cp "$src/tests/sample-conform.json" "$tmp/conform.json"

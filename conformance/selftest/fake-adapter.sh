@@ -3,7 +3,14 @@
 # fake-adapter.sh — a stand-in adapter for the runner's self-tests.  It tests
 # the runner, not the library: what it does depends only on the case id (the
 # name of the --case directory) and on these variables:
-#   FAKE_HELLO  ok (default) | features | crash | v2 | garbage
+#   FAKE_HELLO  ok (default: protocol 2) | v1 (protocol 1) | features |
+#               persistent | typo-op | typo-feature | extension | crash | v3 |
+#               garbage
+#   FAKE_PERSIST_BUG  in persistent mode, for case accept-any: seq (a wrong
+#               seq), twolines (two response lines), garbage (not JSON),
+#               exit (the adapter exits instead of answering);
+#               exit-at-end: every case answered, then exit status 23 at EOF
+#   FAKE_STARTS if set, the persistent adapter appends its pid here at start
 #   FAKE_LOG    if set, one line "<id> <work dir>" is appended per call
 #   FAKE_SLEEP  seconds io/slow sleeps (default 0)
 #   FAKE_PIDS   if set, io/slow writes the pid of its background child here
@@ -14,14 +21,23 @@
 if [ "$1" = "--hello" ]; then
     impl='"implementation": {"name": "fake", "version": "0.0.0", "language": "sh"}'
     ops='"operations": ["json-read", "scroll-resolve"]'
+    all='"features": ["host-linux-x86_64", "posix-processes", "python3-recorder", "symlinks"]'
     case "${FAKE_HELLO:-ok}" in
-    ok) printf '{"protocol": 1, %s, %s}\n' "$impl" "$ops" ;;
-    features) printf '{"protocol": 1, %s, %s, "features": ["zip64"]}\n' "$impl" "$ops" ;;
+    ok) printf '{"protocol": 2, %s, %s, %s}\n' "$impl" "$ops" "$all" ;;
+    v1) printf '{"protocol": 1, %s, %s}\n' "$impl" "$ops" ;;
+    features) printf '{"protocol": 2, %s, %s, "features": ["symlinks"]}\n' "$impl" "$ops" ;;
+    persistent) printf '{"protocol": 2, %s, %s, %s, "persistent": true}\n' "$impl" "$ops" "$all" ;;
+    typo-op) printf '{"protocol": 2, %s, "operations": ["json_read", "scroll-resolve"], %s}\n' "$impl" "$all" ;;
+    typo-feature) printf '{"protocol": 2, %s, %s, "features": ["symlink"]}\n' "$impl" "$ops" ;;
+    extension) printf '{"protocol": 2, %s, "operations": ["json-read", "scroll-resolve", "x-acme-sign"], "features": ["symlinks", "x-acme-hsm"], "x-acme": {"build": "7"}}\n' "$impl" ;;
     crash) echo "hello is broken" >&2; exit 3 ;;
-    v2) printf '{"protocol": 2, %s, %s}\n' "$impl" "$ops" ;;
+    v3) printf '{"protocol": 3, %s, %s, %s}\n' "$impl" "$ops" "$all" ;;
     garbage) echo "hello there" ;;
     esac
     exit 0
+fi
+if [ "$1" = "--persistent" ]; then
+    exec /usr/bin/python3 "$(dirname "$0")/fake-persistent.py" "$0"
 fi
 
 op=$1
@@ -78,6 +94,7 @@ segv-on-invalid) echo '{"error": "invalid-json"}'; kill -SEGV $$ ;;
 exit3-on-invalid) echo '{"error": "invalid-json"}'; exit 3 ;;
 abort-on-valid) echo '{}'; kill -ABRT $$ ;;
 exit2) echo "fake-adapter: not supported" >&2; exit 2 ;;
+answers-unsupported) printf '{"unsupported": "no json-read here"}\n'; exit 77 ;;
 feature-missing) accept '{}' ;;
 op-not-offered) echo "fake-adapter: must not be called for $id" >&2; exit 99 ;;
 a-b | aa | a-10 | a-9) accept '{}' ;;

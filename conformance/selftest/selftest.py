@@ -28,7 +28,8 @@ CORPUS = os.path.join(HERE, "corpus")
 ADAPTER = "/bin/sh " + os.path.join(HERE, "fake-adapter.sh")
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
 
-# status of every case with the default fake adapter (FAKE_HELLO=ok)
+# status of every case with the default fake adapter (FAKE_HELLO=ok, protocol
+# 2): a bare exit 2 and an "unsupported" answer to an offered operation fail
 EXPECTED = {
     "basic/accept-ok": "pass",
     "basic/accept-any": "pass",
@@ -47,7 +48,8 @@ EXPECTED = {
     "crash/segv-on-invalid": "fail",
     "crash/exit3-on-invalid": "fail",
     "crash/abort-on-valid": "fail",
-    "skip/exit2": "unsupported",
+    "skip/exit2": "fail",
+    "skip/answers-unsupported": "fail",
     "skip/feature-missing": "pass",
     "skip/op-not-offered": "unsupported",
     "order/a-b": "pass",
@@ -163,11 +165,16 @@ def crash_fails_invalid(ctx):
 
 
 def exit2_unsupported(ctx):
+    """Protocol 1 adapters still run: exit 2 is unsupported, with a loud warning."""
     log = os.path.join(ctx.tmp, "calls.log")
-    rc, out, err, rep = ctx.run("--area", "skip", env={"FAKE_LOG": log})
-    expect_statuses(rep, {k: v for k, v in EXPECTED.items() if k.startswith("skip/")})
-    check(summary(out) == (1, 0, 2), "summary %r" % (summary(out),))
-    check(rc == 0, "exit %d: unsupported cases must not fail the run" % rc)
+    rc, out, err, rep = ctx.run("--area", "skip", env={"FAKE_LOG": log, "FAKE_HELLO": "v1"})
+    expect_statuses(rep, {"skip/exit2": "unsupported", "skip/feature-missing": "pass",
+                          "skip/op-not-offered": "unsupported",
+                          "skip/answers-unsupported": "fail"})
+    check("protocol 1" in err and "README" in err, "no loud warning for protocol 1: %r" % err)
+    check(any("protocol 1" in w for w in rep["warnings"]), "warning missing from the report")
+    check(rep["adapter"]["protocol"] == 1, "adapter protocol in the report")
+    check(summary(out) == (1, 1, 2), "summary %r" % (summary(out),))
     with open(log) as f:
         called = [line.split()[0] for line in f]
     check("op-not-offered" not in called, "adapter was called for an operation it does not offer")
@@ -180,12 +187,47 @@ def exit2_unsupported(ctx):
     check(rc == 1 and summary(out) == (0, 0, 1), "only unsupported: exit %d" % rc)
 
 
+def false_green(ctx):
+    """Protocol 2: a bare exit 2 (what a Go panic or argparse gives) is a crash, and
+    an offered operation answering unsupported is a failure: no false green."""
+    rc, out, err, rep = ctx.run("--area", "skip")
+    expect_statuses(rep, {"skip/exit2": "fail", "skip/answers-unsupported": "fail",
+                          "skip/op-not-offered": "unsupported", "skip/feature-missing": "pass"})
+    byid = {c["id"]: c for c in rep["cases"]}
+    check(byid["exit2"]["reason"].startswith("crash: exit status 2"),
+          "reason %r" % byid["exit2"]["reason"])
+    check("answered unsupported (no json-read here)" in byid["answers-unsupported"]["reason"],
+          "reason %r" % byid["answers-unsupported"]["reason"])
+    check(rc == 1 and summary(out) == (1, 2, 1), "exit %d, summary %r" % (rc, summary(out)))
+    check("protocol 1" not in err, "protocol 2 adapter warned about: %r" % err)
+    # every area of the corpus under an adapter that exits 2 for everything it is asked
+    corpus = ctx.copy_corpus("all-exit2")
+    script = write(os.path.join(ctx.tmp, "exit2.sh"),
+                   '#!/bin/sh\nif [ "$1" = --hello ]; then\n'
+                   '  echo \'{"protocol": 2, "implementation": {"name": "p", "version": "1",'
+                   ' "language": "go"}, "operations": ["json-read", "scroll-resolve"],'
+                   ' "features": []}\'\nexit 0\nfi\n'
+                   'echo "panic: runtime error" >&2\nexit 2\n')
+    rc, out, err, rep = ctx.run(corpus=corpus, adapter="/bin/sh " + script)
+    passed, failed, skipped = summary(out)
+    check(rc == 1 and passed == 0 and failed > 20, "a crashing port is green: exit %d %r"
+          % (rc, summary(out)))
+
+
 def all_unsupported(ctx):
-    rc, out, err, rep = ctx.run("--case", "skip/exit2")
+    rc, out, err, rep = ctx.run("--case", "skip/op-not-offered")
     check(summary(out) == (0, 0, 1), "summary %r" % (summary(out),))
     check(rc == 1, "exit %d: a run in which no case ran must not pass" % rc)
+    check("--allow-empty" in err, "the message names --allow-empty: %r" % err)
     rc, out, err, rep = ctx.run("--case", "no-such-case")
     check(summary(out) == (0, 0, 0) and rc == 1, "empty selection: exit %d" % rc)
+    # --allow-empty: a per-area job for an area not started yet
+    rc, out, err, rep = ctx.run("--case", "no-such-case", "--allow-empty")
+    check(summary(out) == (0, 0, 0) and rc == 0, "--allow-empty, empty: exit %d" % rc)
+    rc, out, err, rep = ctx.run("--case", "skip/op-not-offered", "--allow-empty")
+    check(rc == 0, "--allow-empty, all unsupported: exit %d" % rc)
+    rc, out, err, rep = ctx.run("--case", "accept-on-invalid", "--allow-empty")
+    check(rc == 1, "--allow-empty must not hide a failure: exit %d" % rc)
 
 
 def write(path, text):
@@ -213,11 +255,37 @@ def xfail_strict(ctx):
     expect_statuses(rep, {"basic/accept-ok": "xpass", "basic/reject-ok": "xpass",
                           "basic/reject-malformed": "xfail", "basic/accept-on-invalid": "fail"})
     check(re.search(r"^XPASS\s+basic/accept-ok: ", out, re.M), "xpass shown with a reason")
-    # crashes of listed cases are expected failures too; unsupported stays
-    xf3 = write(os.path.join(ctx.tmp, "crash.xfail"), "crash/* crashes\nskip/exit2 no\n")
+    # a crash of a listed case is an expected failure only when the entry says crash
+    xf3 = write(os.path.join(ctx.tmp, "crash.xfail"),
+                "crash/* crash: segfaults in the parser\nskip/op-not-offered no\n")
     rc, out, err, rep = ctx.run("--area", "crash", "--area", "skip", "--xfail", xf3)
-    expect_statuses(rep, {"crash/segv-on-invalid": "xfail", "skip/exit2": "unsupported"})
-    check(rc == 0, "exit %d" % rc)
+    expect_statuses(rep, {"crash/segv-on-invalid": "xfail", "skip/op-not-offered": "unsupported"})
+
+
+def xfail_crash(ctx):
+    """A case listed as an expected failure that crashes or times out is a failure
+    unless its entry says crash: a listed case must not get worse unnoticed."""
+    xf = write(os.path.join(ctx.tmp, "plain.xfail"),
+               "crash/* wrong codes for now\nslow wrong output for now\n"
+               "reject-wrong-code wrong code for now\n")
+    rc, out, err, rep = ctx.run("--case", "crash/*", "--case", "slow", "--case",
+                                "reject-wrong-code", "--xfail", xf, "--timeout", "2",
+                                env={"FAKE_SLEEP": "30"})
+    expect_statuses(rep, {"crash/segv-on-invalid": "fail", "crash/exit3-on-invalid": "fail",
+                          "crash/abort-on-valid": "fail", "io/slow": "fail",
+                          "basic/reject-wrong-code": "xfail"})
+    check(rc == 1, "exit %d: crashes of listed cases must fail the run" % rc)
+    byid = {c["id"]: c for c in rep["cases"]}
+    check("crash:" in byid["segv-on-invalid"]["reason"] and
+          "expected failure" in byid["segv-on-invalid"]["reason"],
+          "reason %r" % byid["segv-on-invalid"]["reason"])
+    check("timed out" in byid["slow"]["reason"], "reason %r" % byid["slow"]["reason"])
+    xf = write(os.path.join(ctx.tmp, "crash.xfail"),
+               "crash/* crash: the parser segfaults, issue 7\nslow crash hangs on big input\n")
+    rc, out, err, rep = ctx.run("--case", "crash/*", "--case", "slow", "--xfail", xf,
+                                "--timeout", "2", env={"FAKE_SLEEP": "30"})
+    expect_statuses(rep, {"crash/segv-on-invalid": "xfail", "io/slow": "xfail"})
+    check(rc == 0, "exit %d with crash entries" % rc)
 
 
 def xfail_needs_reason(ctx):
@@ -284,7 +352,8 @@ def filters(ctx):
     check(listed("--area", "basic", "--case", "*-ok") == ["basic/reject-ok", "basic/accept-ok"][::-1],
           "--area with --case")
     check(listed("--area", "nope") == [], "unknown area")
-    check(len(listed("--suite-version", "1.0.0")) == len(EXPECTED), "--suite-version 1.0.0")
+    check(len(listed("--suite-version", "1.0.0")) == len(EXPECTED) - 1, "--suite-version 1.0.0")
+    check(len(listed("--suite-version", "2.0.0")) == len(EXPECTED), "--suite-version 2.0.0")
     check(listed("--suite-version", "0.9.9") == [], "--suite-version 0.9.9")
     rc, out, err, _ = ctx.run("--list", "--suite-version", "1.0", report=False)
     check(rc == 2, "malformed --suite-version accepted")
@@ -301,8 +370,9 @@ def sorted_order(ctx):
     check([("%s/%s" % (c["area"], c["id"])) for c in rep["cases"]] == want,
           "report not in corpus order")
     lines = [l.split()[1].rstrip(":") for l in out.splitlines()
-             if re.match(r"^(FAIL|UNSUPPORTED|ERROR|XPASS|XFAIL)\s", l)]
-    check(lines == [l for l in want if EXPECTED[l] != "pass"], "output lines out of order")
+             if re.match(r"^(FAIL|ERROR|XPASS|XFAIL)\s", l)]
+    check(lines == [l for l in want if EXPECTED[l] not in ("pass", "unsupported")],
+          "output lines out of order")
 
 
 def sha256_mismatch(ctx):
@@ -435,7 +505,16 @@ def reports_wellformed(ctx):
         check(key in rep, "report lacks %s" % key)
     with open(os.path.join(HERE, "..", "VERSION")) as f:
         check(rep["suite_version"] == f.read().strip(), "suite version")
-    check(rep["protocol_version"] == "1.1", "protocol version")
+    with open(os.path.join(HERE, "..", "VERSION")) as f:
+        major_minor = ".".join(f.read().strip().split(".")[:2])
+    check(rep["protocol_version"] == major_minor, "protocol version %r" % rep["protocol_version"])
+    check(("(protocol %s)" % major_minor) in out.splitlines()[0], "runner prints its protocol")
+    with open(os.path.join(HERE, "..", "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    check(("## 3. The adapter protocol, version %s\n" % major_minor) in readme,
+          "README's protocol heading is not %s" % major_minor)
+    check(("suite version | `VERSION` (now `%s`)" % rep["suite_version"]) in readme,
+          "README's suite version is not VERSION")
     check(rep["adapter"]["hello"]["implementation"]["name"] == "fake", "hello in report")
     check(rep["adapter"]["command"] == ADAPTER.split(" "), "command in report")
     for c in rep["cases"]:
@@ -454,8 +533,10 @@ def reports_wellformed(ctx):
     check(len(cases) == len(EXPECTED), "%d testcases" % len(cases))
     fails = root.findall("./testsuite/testcase/failure")
     skips = root.findall("./testsuite/testcase/skipped")
-    check(len(fails) == 13 and len(skips) == 2, "failure/skipped elements")
-    check(int(root.get("failures")) == 13 and int(root.get("skipped")) == 2, "counts")
+    nfail = sum(1 for v in EXPECTED.values() if v == "fail")
+    nskip = sum(1 for v in EXPECTED.values() if v == "unsupported")
+    check(len(fails) == nfail and len(skips) == nskip, "failure/skipped elements")
+    check(int(root.get("failures")) == nfail and int(root.get("skipped")) == nskip, "counts")
     nasty_el = [c for c in cases if c.get("name") == "nasty-stderr"][0]
     check("]]><&\"'" in nasty_el.find("system-err").text, "escaped stderr round-trips")
     check(nasty_el.find("failure").get("message").startswith("rejected with invalid-target"),
@@ -467,7 +548,7 @@ def reports_wellformed(ctx):
 
 
 def hello_required(ctx):
-    for mode in ("crash", "v2", "garbage"):
+    for mode in ("crash", "v3", "garbage"):
         rc, out, err, rep = ctx.run(env={"FAKE_HELLO": mode}, report=False)
         check(rc == 2, "FAKE_HELLO=%s: exit %d, expected 2" % (mode, rc))
         check("hello" in err, "message: %r" % err)
@@ -501,6 +582,200 @@ def corpus_schema(ctx):
           % p.stdout.decode())
 
 
+def hello_typo(ctx):
+    """A misspelt operation or feature in --hello is refused, with a suggestion,
+    instead of quietly turning cases into UNSUPPORTED; extensions under x- are fine."""
+    for mode, bad, near in (("typo-op", "json_read", "json-read"),
+                            ("typo-feature", "symlink", "symlinks")):
+        rc, out, err, rep = ctx.run(env={"FAKE_HELLO": mode}, report=False)
+        check(rc == 2, "FAKE_HELLO=%s: exit %d, expected 2" % (mode, rc))
+        check(('"%s"' % bad) in err and ('did you mean "%s"' % near) in err,
+              "message names the typo and the known name: %r" % err)
+    rc, out, err, rep = ctx.run("--area", "order", env={"FAKE_HELLO": "extension"})
+    check(rc == 0, "x- extensions refused: exit %d %r" % (rc, err))
+    check(rep["adapter"]["hello"]["x-acme"] == {"build": "7"}, "extra members kept in the report")
+    # the runner's list of names is the schema's list of operations
+    p = subprocess.run([ctx.runner, "--protocol-json"], stdout=subprocess.PIPE, check=True)
+    proto = json.loads(p.stdout)
+    with open(os.path.join(HERE, "..", "case.schema.json"), encoding="utf-8") as f:
+        schema = json.load(f)
+    check(sorted(proto["operations"]) == sorted(schema["properties"]["operation"]["enum"]),
+          "runner operations differ from case.schema.json's")
+    check(proto["unsupportedExitStatus"] == 77 and proto["extensionPrefix"] == "x-",
+          "--protocol-json: %r" % proto)
+
+
+def persistent_same(ctx):
+    """Persistent mode gives every case the status the one-shot mode gives it, with
+    one adapter process per job plus one per crash."""
+    starts = os.path.join(ctx.tmp, "starts")
+    rc, out, err, rep = ctx.run("--jobs", "1", "--timeout", "5",
+                                env={"FAKE_HELLO": "persistent", "FAKE_STARTS": starts})
+    check(rep["adapter"]["mode"] == "persistent", "mode %r" % rep["adapter"]["mode"])
+    check(statuses(rep) == EXPECTED, "persistent statuses differ: %r" %
+          {k: v for k, v in statuses(rep).items() if EXPECTED.get(k) != v})
+    with open(starts) as f:
+        n = len(f.read().split())
+    # crashes restart it: exit2, stdout-not-json (a broken line), three crash/*,
+    # reject-malformed and reject-extra-member (malformed responses)
+    check(n == 1 + rep["adapter"]["restarts"], "%d starts, %d restarts"
+          % (n, rep["adapter"]["restarts"]))
+    check(3 <= rep["adapter"]["restarts"] <= 9, "restarts %d" % rep["adapter"]["restarts"])
+    rc2, out2, err2, rep2 = ctx.run("--jobs", "3", env={"FAKE_HELLO": "persistent"})
+    check(statuses(rep2) == EXPECTED and rc2 == rc, "--jobs 3 differs")
+    # --mode oneshot ignores the offer; --mode persistent needs it
+    rc, out, err, rep = ctx.run("--area", "order", "--mode", "oneshot",
+                                env={"FAKE_HELLO": "persistent"})
+    check(rep["adapter"]["mode"] == "oneshot", "--mode oneshot")
+    rc, out, err, rep = ctx.run("--area", "order", "--mode", "persistent", report=False)
+    check(rc == 2 and "persistent" in err, "--mode persistent without the offer: exit %d" % rc)
+
+
+def persistent_crash_restart(ctx):
+    """A crash or a timeout in persistent mode fails that case only: the runner
+    starts a fresh adapter for the next one."""
+    starts = os.path.join(ctx.tmp, "starts")
+    rc, out, err, rep = ctx.run("--jobs", "1", "--timeout", "2", "--case", "aa",
+                                "--case", "crash/*", "--case", "slow", "--case", "a-b",
+                                env={"FAKE_HELLO": "persistent", "FAKE_STARTS": starts,
+                                     "FAKE_SLEEP": "30"})
+    expect_statuses(rep, {"order/aa": "pass", "order/a-b": "pass", "io/slow": "fail",
+                          "crash/segv-on-invalid": "fail", "crash/abort-on-valid": "fail",
+                          "crash/exit3-on-invalid": "fail"})
+    byid = {c["id"]: c for c in rep["cases"]}
+    check("timed out" in byid["slow"]["reason"], "reason %r" % byid["slow"]["reason"])
+    check(byid["segv-on-invalid"]["signal"] == 11, "signal not reported")
+    with open(starts) as f:
+        check(len(f.read().split()) == 5, "one start plus one per crash")
+    for bug in ("seq", "twolines", "garbage", "exit"):
+        rc, out, err, rep = ctx.run("--jobs", "1", "--area", "basic",
+                                    env={"FAKE_HELLO": "persistent", "FAKE_PERSIST_BUG": bug})
+        want = {k: v for k, v in EXPECTED.items() if k.startswith("basic/")}
+        got = statuses(rep)
+        wrong = [k for k in want if got[k] != want[k]]
+        # a second line can arrive after the first was taken as the answer: it
+        # then breaks the next request (seq mismatch) instead
+        allowed = ("basic/accept-any", "basic/accept-ok") if bug == "twolines" \
+            else ("basic/accept-any",)
+        check(len(wrong) == 1 and wrong[0] in allowed, "%s: wrong statuses %r" % (bug, wrong))
+        reason = {"%s/%s" % (c["area"], c["id"]): c for c in rep["cases"]}[wrong[0]]["reason"]
+        check(reason.startswith("crash:"), "%s: reason %r" % (bug, reason))
+    # an adapter that fails at its exit (a sanitizer's leak report) fails the run
+    rc, out, err, rep = ctx.run("--area", "order", env={"FAKE_HELLO": "persistent",
+                                                        "FAKE_PERSIST_BUG": "exit-at-end"})
+    check(statuses(rep) == {k: v for k, v in EXPECTED.items() if k.startswith("order/")},
+          "exit-at-end: case statuses")
+    check(rc == 1 and "status 23 at the end" in err and "LeakSanitizer" in err,
+          "exit-at-end: exit %d, %r" % (rc, err))
+
+
+def adapter_argv(ctx):
+    """The adapter as an argv: words with spaces survive (--adapter-arg or --)."""
+    d = os.path.join(ctx.tmp, "dir with space")
+    os.mkdir(d)
+    script = os.path.join(d, "fake adapter.sh")
+    shutil.copy(os.path.join(HERE, "fake-adapter.sh"), script)
+    shutil.copy(os.path.join(HERE, "fake-persistent.py"), d)
+    rc, out, err, rep = ctx.run("--area", "order", "--adapter-arg", "/bin/sh",
+                                "--adapter-arg", script, adapter=None)
+    check(rc == 0, "--adapter-arg: exit %d %r" % (rc, err))
+    check(rep["adapter"]["command"] == ["/bin/sh", script], "argv %r" % rep["adapter"]["command"])
+    rc, out, err, rep = ctx.run("--area", "order", "--", "/bin/sh", script, adapter=None)
+    check(rc == 0 and rep["adapter"]["command"] == ["/bin/sh", script], "-- argv: exit %d" % rc)
+    rc, out, err, rep = ctx.run("--area", "order", "--", "/bin/sh", script, report=False)
+    check(rc == 2, "--adapter together with an argv: exit %d" % rc)
+
+
+def quiet_and_unsupported(ctx):
+    """UNSUPPORTED is one line per area by default, every case with --verbose;
+    --quiet prints failures and the summary line only."""
+    rc, out, err, rep = ctx.run("--area", "skip", "--area", "basic", env={"FAKE_HELLO": "v1"})
+    lines = [l for l in out.splitlines() if l.startswith("UNSUPPORTED")]
+    check(len(lines) == 1 and "skip/*" in lines[0] and "(2 cases" in lines[0],
+          "one summary line per area: %r" % lines)
+    check("1: the adapter does not offer operation config-check" in lines[0], lines[0])
+    rc, out, err, rep = ctx.run("--area", "skip", "--verbose", env={"FAKE_HELLO": "v1"})
+    check(len([l for l in out.splitlines() if l.startswith("UNSUPPORTED")]) == 2,
+          "--verbose lists every unsupported case")
+    rc, out, err, rep = ctx.run("--area", "basic", "--quiet")
+    lines = out.splitlines()
+    fails = [k for k, v in EXPECTED.items() if k.startswith("basic/") and v == "fail"]
+    check(len(lines) == len(fails) + 1, "--quiet prints %d lines" % len(lines))
+    check(all(l.startswith("FAIL ") for l in lines[:-1]), "--quiet: %r" % lines)
+    summary(out)
+    rc, out, err, rep = ctx.run("--quiet", "--verbose", report=False)
+    check(rc == 2, "--quiet with --verbose: exit %d" % rc)
+
+
+def report_formats(ctx):
+    """TAP 13 and GitHub annotations; JUnit times are wall times per area."""
+    tap = os.path.join(ctx.tmp, "r.tap")
+    gh = os.path.join(ctx.tmp, "gh.txt")
+    junit = os.path.join(ctx.tmp, "j.xml")
+    rc, out, err, rep = ctx.run("--jobs", "4", "--report-tap", tap, "--report-github", gh,
+                                "--report-junit", junit, "--case", "order/*", "--case",
+                                "basic/*", "--case", "skip/*", "--case", "slow",
+                                env={"FAKE_SLEEP": "1"})
+    with open(tap) as f:
+        t = f.read().splitlines()
+    check(t[0] == "TAP version 13" and t[1] == "1..%d" % len(rep["cases"]), "TAP plan")
+    body = t[2:]
+    check(len(body) == len(rep["cases"]), "one TAP line per case")
+    for i, (line, c) in enumerate(zip(body, rep["cases"]), 1):
+        label = "%s/%s" % (c["area"], c["id"])
+        want = {"pass": "ok %d - %s" % (i, label),
+                "unsupported": "ok %d - %s # SKIP" % (i, label)}.get(c["status"],
+                                                                  "not ok %d - %s" % (i, label))
+        check(line.startswith(want), "TAP line %r for %s" % (line, c["status"]))
+    with open(gh) as f:
+        g = f.read().splitlines()
+    errors = [l for l in g if l.startswith("::error ")]
+    nfail = sum(1 for c in rep["cases"] if c["status"] in ("fail", "xpass", "error"))
+    check(len(errors) == nfail, "%d annotations for %d failures" % (len(errors), nfail))
+    check(all(re.match(r"^::error file=[^,]+/case\.json,title=\w+ [\w/-]+::", l)
+              for l in errors), "annotation shape: %r" % errors[:2])
+    check(g[-1].startswith("::notice "), "summary notice")
+    # the same annotations on stdout, before the summary line
+    rc, out, err, rep = ctx.run("--case", "accept-on-invalid", "--report-github", "-")
+    check(re.search(r"^::error file=", out, re.M) and summary(out), "annotations on stdout")
+    root = ET.parse(junit).getroot()
+    suite = {s.get("name"): s for s in root.findall("testsuite")}
+    io = suite["io"]
+    check(float(io.get("time")) >= 0.9, "io suite time %s" % io.get("time"))
+    basic = suite["basic"]
+    tsum = sum(float(c.get("time")) for c in basic.findall("testcase"))
+    check(float(basic.get("time")) <= tsum + 0.01, "suite time is not a wall time")
+    check(float(root.get("time")) * 1000 >= rep["duration_ms"] - 1, "total time")
+
+
+def options_json(ctx):
+    """--options-json prints the runner's option table in the shape of
+    `scrollcase help --commands-json`; every option in it parses."""
+    p = subprocess.run([ctx.runner, "--options-json"], stdout=subprocess.PIPE)
+    check(p.returncode == 0, "exit %d" % p.returncode)
+    d = json.loads(p.stdout)
+    check(d["schemaVersion"] == 1 and d["program"] == "scrollcase-conform", "header")
+    check(len(d["commands"]) == 1, "one command")
+    cmd = d["commands"][0]
+    for k in ("name", "words", "group", "summary", "description", "operands", "options"):
+        check(k in cmd, "command lacks %s" % k)
+    names = set()
+    for o in cmd["options"]:
+        check(set(o) == {"name", "short", "argument", "help", "completion", "choices",
+                         "repeatable", "aliases"}, "option members %r" % sorted(o))
+        check(o["completion"] in ("none", "file", "directory", "choice", "command", "key"),
+              o["completion"])
+        check((o["completion"] == "choice") == bool(o["choices"]), "choices of %s" % o["name"])
+        names.add(o["name"])
+    for needed in ("--adapter-arg", "--quiet", "--allow-empty", "--report-tap",
+                   "--report-github", "--mode", "--shard"):
+        check(needed in names, "%s missing" % needed)
+    p = subprocess.run([ctx.runner, "--help"], stdout=subprocess.PIPE, universal_newlines=True)
+    for n in names:
+        check(n in p.stdout, "--help lacks %s" % n)
+    check("counts from 1" in p.stdout, "--help says shards count from 1")
+
+
 SCENARIOS = {
     "basic-statuses": basic_statuses,
     "crash-fails-invalid": crash_fails_invalid,
@@ -521,6 +796,15 @@ SCENARIOS = {
     "hello-required": hello_required,
     "list-only": list_only,
     "corpus-schema": corpus_schema,
+    "false-green": false_green,
+    "xfail-crash": xfail_crash,
+    "hello-typo": hello_typo,
+    "persistent-same": persistent_same,
+    "persistent-crash-restart": persistent_crash_restart,
+    "adapter-argv": adapter_argv,
+    "quiet-and-unsupported": quiet_and_unsupported,
+    "report-formats": report_formats,
+    "options-json": options_json,
 }
 
 

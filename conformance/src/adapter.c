@@ -5,18 +5,23 @@
  *
  *   scrollcase-adapter --hello
  *   scrollcase-adapter <operation> --case DIR [--work DIR]
+ *   scrollcase-adapter --persistent        (JSON lines on stdin/stdout)
  *
- * Exit status: 0 with the result on stdout; 1 with {"error": "<code>"} on
- * stdout when the library rejected the input; 2 when the operation (or an
- * argument of the case) is not supported; 3 when the adapter itself could
- * not do its job (a malformed case.json, a missing input, an I/O failure
- * outside the library, a library failure that is not a rejection).  The
- * runner treats 3 like any crash.
+ * Exit status of a one-shot call (protocol 2): 0 with the result on stdout;
+ * 1 with {"error": "<code>"} on stdout when the library rejected the input;
+ * 77 with {"unsupported": "<reason>"} when the operation (or an argument of
+ * the case) is not supported; 3 when the adapter itself could not do its job
+ * (a malformed case.json, a missing input, an I/O failure outside the
+ * library, a library failure that is not a rejection).  The runner treats 3
+ * like any crash.  In persistent mode the same answers travel as response
+ * lines, and a failure of the adapter itself ends the process (status 3),
+ * which the runner counts as a crash of that one case.
  *
  * case.json and every input are read with the library's strict reader and
  * checked before use: the adapter never trusts the corpus.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +55,19 @@
 /* ---- small helpers ------------------------------------------------------ */
 
 
+/* The reason of the last "unsupported" answer. */
+static char unsupported_reason[512];
+
 int ad_fail(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (status == EXIT_UNSUPPORTED) {
+        va_list again;
+        va_copy(again, ap);
+        vsnprintf(unsupported_reason, sizeof unsupported_reason, fmt, again);
+        va_end(again);
+    }
     fputs(ADAPTER_NAME ": ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -729,25 +743,29 @@ static int by_name(const void *a, const void *b)
 
 /* ---- protocol ------------------------------------------------------------ */
 
-static int emit(const sc_json *v)
+/* Write v (compact, one line, for a persistent response) to f. */
+static int emit(const sc_json *v, FILE *f, int compact)
 {
     char *text = NULL;
     size_t len = 0;
     sc_error err;
     sc_error_clear(&err);
-    if (sc_json_write(v, &text, &len, &err) != SC_OK)
+    sc_code code = compact ? sc_json_write_compact(v, &text, &len, &err)
+                           : sc_json_write(v, &text, &len, &err);
+    if (code != SC_OK)
         return ad_fail(EXIT_ADAPTER, "cannot write the output: %s", err.message);
-    size_t done = fwrite(text, 1, len, stdout);
+    size_t done = fwrite(text, 1, len, f);
     free(text);
-    if (done != len || fflush(stdout) != 0)
-        return ad_fail(EXIT_ADAPTER, "cannot write to stdout: %s", strerror(errno));
+    if (done != len || (compact && fputc('\n', f) == EOF) || fflush(f) != 0)
+        return ad_fail(EXIT_ADAPTER, "cannot write the answer: %s", strerror(errno));
     return 0;
 }
 
 static int hello(void)
 {
     sc_json *h = ad_must(sc_json_new_object());
-    ad_put(h, "protocol", sc_json_new_number(1));
+    ad_put(h, "protocol", sc_json_new_number(SC_CONFORM_PROTOCOL_MAJOR));
+    ad_put(h, "persistent", sc_json_new_bool(1));
     sc_json *impl = ad_must(sc_json_new_object());
 #ifdef SC_ADAPTER_MUTANT
     ad_put(impl, "name", sc_json_new_string("scrollcase-mutant"));
@@ -785,9 +803,9 @@ static int hello(void)
 #ifdef SC_ADAPTER_MUTANT
     sc_mutation_hello(h);
 #endif
-    int rc = emit(h);
+    int rl = emit(h, stdout, 0);
     sc_json_free(h);
-    return rc;
+    return rl;
 }
 
 /* Read and check case.json; returns 0 or an exit status. */
@@ -831,10 +849,134 @@ static int load_case(kase *k, const char *op)
     return 0;
 }
 
+/* What one call answered. */
+typedef enum answer_kind { ANSWER_OUTPUT, ANSWER_ERROR, ANSWER_UNSUPPORTED } answer_kind;
+
+/* Run one operation on one case.  Returns 0 with *kind and *answer set
+ * (the output object, or {"error": code}, or {"unsupported": reason}), or
+ * EXIT_ADAPTER after a message. */
+static int run_call(const char *op, const char *dir, const char *work,
+                    answer_kind *kind, sc_json **answer)
+{
+    *answer = NULL;
+    unsupported_reason[0] = '\0';
+    op_fn fn = find_op(op);
+    int rc;
+    kase k;
+    memset(&k, 0, sizeof k);
+    k.dir = dir;
+    k.work = work;
+    result r;
+    memset(&r, 0, sizeof r);
+    sc_error_clear(&r.err);
+    if (fn == NULL)
+        rc = ad_fail(EXIT_UNSUPPORTED, "operation %s is not supported", op);
+    else
+        rc = load_case(&k, op);
+    if (rc == 0)
+        rc = fn(&k, &r);
+#ifdef SC_ADAPTER_MUTANT
+    if (rc == 0) {
+        sc_adapter_ctx ctx = {op, k.dir, k.reference};
+        if (sc_mutation_apply(&ctx, &r.code, &r.out) != 0)
+            rc = EXIT_ADAPTER;
+    }
+#endif
+    if (rc == EXIT_UNSUPPORTED) {
+        *kind = ANSWER_UNSUPPORTED;
+        *answer = ad_must(sc_json_new_object());
+        ad_put(*answer, "unsupported", sc_json_new_string(unsupported_reason));
+        rc = 0;
+    } else if (rc == 0 && r.code == SC_OK) {
+        if (r.out == NULL) {
+            rc = ad_fail(EXIT_ADAPTER, "no output");
+        } else {
+            *kind = ANSWER_OUTPUT;
+            *answer = r.out;
+            r.out = NULL;
+        }
+    } else if (rc == 0 && (r.code == SC_E_INTERNAL || r.code == SC_E_OUT_OF_MEMORY ||
+                           r.code == SC_E_USAGE || r.code >= SC_CODE_COUNT_)) {
+        /* a failure of the library, not a judgement on the input */
+        rc = ad_fail(EXIT_ADAPTER, "library failure: %s", r.err.message);
+    } else if (rc == 0) {
+        fprintf(stderr, ADAPTER_NAME ": %s: %s\n", sc_code_name(r.code), r.err.message);
+        *kind = ANSWER_ERROR;
+        *answer = ad_must(sc_json_new_object());
+        ad_put(*answer, "error", sc_json_new_string(sc_code_name(r.code)));
+    }
+    sc_json_free(r.out);
+    sc_json_free(k.doc);
+    return rc;
+}
+
+/* Persistent mode (README 3.8): one request per line on stdin, one response
+ * per line on stdout, until EOF.  stdout proper is pointed at stderr first,
+ * so nothing an operation or a child prints can corrupt the channel, and
+ * stdin at /dev/null, so no child reads the requests. */
+static int serve(void)
+{
+    int in_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+    int out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    int null_fd = open("/dev/null", O_RDONLY);
+    if (in_fd < 0 || out_fd < 0 || null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
+        dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        return ad_fail(EXIT_ADAPTER, "cannot set up the persistent channel: %s",
+                       strerror(errno));
+    close(null_fd);
+    FILE *in = fdopen(in_fd, "r"), *out = fdopen(out_fd, "w");
+    if (in == NULL || out == NULL)
+        return ad_fail(EXIT_ADAPTER, "cannot open the persistent channel: %s",
+                       strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0;
+    while (rc == 0 && (n = getline(&line, &cap, in)) >= 0) {
+        sc_json *req = NULL;
+        sc_error err;
+        sc_error_clear(&err);
+        uint64_t seq = 0;
+        const char *op = NULL, *dir = NULL, *work = NULL;
+        if (sc_json_parse(line, (size_t)n, &req, &err) != SC_OK)
+            rc = ad_fail(EXIT_ADAPTER, "request is not JSON: %s", err.message);
+        else if (!sc_json_uint53(ad_get(req, "seq"), &seq) ||
+                 (op = sc_json_cstr(ad_get(req, "operation"))) == NULL ||
+                 (dir = sc_json_cstr(ad_get(req, "case"))) == NULL)
+            rc = ad_fail(EXIT_ADAPTER, "request lacks seq, operation or case");
+        else
+            work = sc_json_cstr(ad_get(req, "work"));
+        answer_kind kind = ANSWER_OUTPUT;
+        sc_json *answer = NULL;
+        if (rc == 0)
+            rc = run_call(op, dir, work, &kind, &answer);
+        if (rc == 0) {
+            sc_json *resp = ad_must(sc_json_new_object());
+            ad_put(resp, "seq", sc_json_new_number((double)seq));
+            if (kind == ANSWER_OUTPUT) {
+                ad_put(resp, "output", answer);
+            } else {
+                /* {"error": c} / {"unsupported": why}: move the member over */
+                const char *key = kind == ANSWER_ERROR ? "error" : "unsupported";
+                ad_put(resp, key, sc_json_copy(ad_get(answer, key)));
+                sc_json_free(answer);
+            }
+            rc = emit(resp, out, 1);
+            sc_json_free(resp);
+        }
+        sc_json_free(req);
+    }
+    free(line);
+    fclose(in);
+    fclose(out);
+    return rc;
+}
+
 static int usage(void)
 {
     fputs("usage: " ADAPTER_NAME " --hello\n"
-          "       " ADAPTER_NAME " <operation> --case DIR [--work DIR]\n",
+          "       " ADAPTER_NAME " <operation> --case DIR [--work DIR]\n"
+          "       " ADAPTER_NAME " --persistent\n",
           stderr);
     return EXIT_ADAPTER;
 }
@@ -848,54 +990,32 @@ int main(int argc, char **argv)
 #endif
     if (argc == 2 && strcmp(argv[1], "--hello") == 0)
         return hello() == 0 ? 0 : EXIT_ADAPTER;
+    if (argc == 2 && strcmp(argv[1], "--persistent") == 0)
+        return serve() == 0 ? 0 : EXIT_ADAPTER;
     if (argc < 2 || argv[1][0] == '-')
         return usage();
 
-    const char *op = argv[1];
-    kase k;
-    memset(&k, 0, sizeof k);
+    const char *op = argv[1], *dir = NULL, *work = NULL;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
-            k.dir = argv[++i];
+            dir = argv[++i];
         else if (strcmp(argv[i], "--work") == 0 && i + 1 < argc)
-            k.work = argv[++i];
+            work = argv[++i];
         else
             return usage();
     }
-    op_fn fn = find_op(op);
-    if (fn == NULL)
-        return ad_fail(EXIT_UNSUPPORTED, "operation %s is not supported", op);
-    if (k.dir == NULL)
+    if (dir == NULL && find_op(op) != NULL)
         return usage();
-
-    int rc = load_case(&k, op);
-    result r;
-    memset(&r, 0, sizeof r);
-    sc_error_clear(&r.err);
-    if (rc == 0)
-        rc = fn(&k, &r);
-#ifdef SC_ADAPTER_MUTANT
+    answer_kind kind = ANSWER_OUTPUT;
+    sc_json *answer = NULL;
+    int rc = run_call(op, dir, work, &kind, &answer);
     if (rc == 0) {
-        sc_adapter_ctx ctx = {op, k.dir, k.reference};
-        if (sc_mutation_apply(&ctx, &r.code, &r.out) != 0)
-            rc = EXIT_ADAPTER;
+        rc = emit(answer, stdout, 0);
+        if (rc == 0)
+            rc = kind == ANSWER_OUTPUT ? 0
+                 : kind == ANSWER_ERROR ? EXIT_REJECTED
+                                        : EXIT_UNSUPPORTED;
     }
-#endif
-    if (rc == 0) {
-        if (r.code == SC_OK) {
-            rc = r.out != NULL ? emit(r.out)
-                               : ad_fail(EXIT_ADAPTER, "no output");
-        } else if (r.code == SC_E_INTERNAL || r.code == SC_E_OUT_OF_MEMORY ||
-                   r.code == SC_E_USAGE || r.code >= SC_CODE_COUNT_) {
-            /* a failure of the library, not a judgement on the input */
-            rc = ad_fail(EXIT_ADAPTER, "library failure: %s", r.err.message);
-        } else {
-            fprintf(stderr, ADAPTER_NAME ": %s: %s\n", sc_code_name(r.code), r.err.message);
-            printf("{\"error\": \"%s\"}\n", sc_code_name(r.code));
-            rc = fflush(stdout) == 0 ? EXIT_REJECTED : EXIT_ADAPTER;
-        }
-    }
-    sc_json_free(r.out);
-    sc_json_free(k.doc);
+    sc_json_free(answer);
     return rc;
 }

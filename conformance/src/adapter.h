@@ -30,9 +30,11 @@
 #define SC_VERSION "0.0.0"
 #endif
 
-#define EXIT_REJECTED 1
-#define EXIT_UNSUPPORTED 2
-#define EXIT_ADAPTER 3
+#include "protocol.h"
+
+#define EXIT_REJECTED SC_PROTO_EXIT_REJECTED
+#define EXIT_UNSUPPORTED SC_PROTO_EXIT_UNSUPPORTED /* {"unsupported": why} */
+#define EXIT_ADAPTER 3 /* a crash for the runner */
 
 /* What an operation produced. */
 typedef struct result {
@@ -65,7 +67,8 @@ extern const ad_op ad_ops_box[];           /* ops_box.c */
 extern const ad_op ad_ops_parity[];        /* ops_parity.c */
 extern const ad_op ad_ops_audit[];         /* ops_audit.c */
 
-/* Print "<adapter>: <message>" to stderr; returns status. */
+/* Print "<adapter>: <message>" to stderr; returns status.  With
+ * EXIT_UNSUPPORTED the message also becomes the "unsupported" answer. */
 int ad_fail(int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -51,12 +51,16 @@ typedef struct sc_case {
     size_t ninputs;
 
     const char *xfail_reason; /* owned by the xfail list */
+    int xfail_crash;          /* the entry allows a crash or a timeout */
 
     /* result */
     sc_status status;
     char *reason;
     int exit_code; /* -1: none */
     int signal;    /* 0: none */
+    int crashed;   /* crash, timeout or broken protocol (not a clean answer) */
+    double start_ms; /* monotonic clock, for wall times per area */
+    double end_ms;
     double duration_ms;
     char *stderr_excerpt;
 } sc_case;

@@ -14,6 +14,8 @@
 #include "util.h"
 
 #include "scrollcase/base64.h"
+#include "scrollcase/file.h"
+#include "scrollcase/manifest.h"
 
 typedef enum {
     M_NONE,
@@ -36,7 +38,18 @@ typedef enum {
     M_RUN_IGNORES_RELEASE_ENVIRONMENT,
     M_PARITY_NON_FINITE_PASSES,
     M_PARITY_BREACH_IGNORED,
-    M_COMPAT_PENDING_AS_SUPPORTED
+    M_COMPAT_PENDING_AS_SUPPORTED,
+    M_CALENDAR_UNCHECKED,
+    M_LEAP_YEARS_IGNORED,
+    M_CENTURY_LEAP_RULE_IGNORED,
+    M_LEAP_SECOND_ALLOWED,
+    M_YEAR_ZERO_REFUSED,
+    M_SCHEMA_VERSION_BY_VALUE,
+    M_SLUG_WITHOUT_DOTS,
+    M_DUPLICATE_LICENCE_ENTRIES,
+    M_ZERO_TOLERANCE_ALLOWED,
+    M_UNICODE_CASE_FOLD,
+    M_FEFF_AS_WHITESPACE
 } mutation;
 
 static const struct {
@@ -63,6 +76,17 @@ static const struct {
     {"parity-non-finite-passes", M_PARITY_NON_FINITE_PASSES},
     {"parity-breach-ignored", M_PARITY_BREACH_IGNORED},
     {"compat-pending-as-supported", M_COMPAT_PENDING_AS_SUPPORTED},
+    {"calendar-unchecked", M_CALENDAR_UNCHECKED},
+    {"leap-years-ignored", M_LEAP_YEARS_IGNORED},
+    {"century-leap-rule-ignored", M_CENTURY_LEAP_RULE_IGNORED},
+    {"leap-second-allowed", M_LEAP_SECOND_ALLOWED},
+    {"year-zero-refused", M_YEAR_ZERO_REFUSED},
+    {"schema-version-by-value", M_SCHEMA_VERSION_BY_VALUE},
+    {"slug-without-dots", M_SLUG_WITHOUT_DOTS},
+    {"duplicate-licence-entries", M_DUPLICATE_LICENCE_ENTRIES},
+    {"zero-tolerance-allowed", M_ZERO_TOLERANCE_ALLOWED},
+    {"unicode-case-fold", M_UNICODE_CASE_FOLD},
+    {"feff-as-whitespace", M_FEFF_AS_WHITESPACE},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -304,6 +328,427 @@ static int pending_as_supported(sc_json *output)
     return 0;
 }
 
+/* ---- mutations of suite 2.0.0: the port's own (wrong) rule is applied to
+ * the case's input, and the library's verdict is redone with it ---------- */
+
+/* The case's manifest-check input, parsed, and its args.type; NULL when
+ * this is not such a case or it cannot be read. */
+static sc_json *manifest_input(const sc_adapter_ctx *ctx, sc_doc_type *type,
+                               const char **type_name)
+{
+    static char name[32];
+    if (strcmp(ctx->operation, "manifest-check") != 0)
+        return NULL;
+    sc_buf path = {0};
+    sc_buf_printf(&path, "%s/case.json", ctx->case_dir);
+    sc_json *kase = NULL, *doc = NULL;
+    sc_error err;
+    sc_error_clear(&err);
+    if (sc_json_parse_file(path.data, &kase, &err) != SC_OK) {
+        sc_buf_free(&path);
+        return NULL;
+    }
+    const char *t = sc_json_cstr(member(member(kase, "args"), "type"));
+    static const struct {
+        const char *name;
+        sc_doc_type type;
+    } types[] = {{"release", SC_DOC_RELEASE},
+                 {"channel", SC_DOC_CHANNEL},
+                 {"revocations", SC_DOC_REVOCATIONS},
+                 {"license-inventory", SC_DOC_LICENSE_INVENTORY},
+                 {"box", SC_DOC_BOX}};
+    int found = 0;
+    for (size_t i = 0; t != NULL && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(types[i].name, t) == 0) {
+            *type = types[i].type;
+            snprintf(name, sizeof name, "%s", t);
+            *type_name = name;
+            found = 1;
+        }
+    sc_json_free(kase);
+    path.len = 0;
+    sc_buf_printf(&path, "%s/manifest.json", ctx->case_dir);
+    if (!found || sc_json_parse_file(path.data, &doc, &err) != SC_OK)
+        doc = NULL;
+    sc_buf_free(&path);
+    return doc;
+}
+
+/* Check the (rewritten) manifest again; on success the result becomes the
+ * manifest-check output, with identity_override when it is given. */
+static int recheck(sc_json *doc, sc_doc_type type, const char *type_name,
+                   const char *identity_override, sc_code *code, sc_json **output)
+{
+    sc_manifest_info info;
+    memset(&info, 0, sizeof info);
+    sc_error err;
+    sc_error_clear(&err);
+    if (sc_manifest_check(doc, type, &info, &err) != SC_OK)
+        return 0;
+    sc_json *o = sc_json_new_object();
+    if (o == NULL ||
+        sc_json_object_set(o, "type", sc_json_new_string(type_name)) != 0 ||
+        sc_json_object_set(o, "identity", sc_json_new_string(identity_override
+                                                                 ? identity_override
+                                                                 : info.identity)) != 0) {
+        sc_json_free(o);
+        return -1;
+    }
+    sc_json_free(*output);
+    *output = o;
+    *code = SC_OK;
+    return 0;
+}
+
+/* The port's calendar, for each timestamp mutation: 1 when the port would
+ * accept s (which has the YYYY-MM-DDTHH:MM:SSZ shape). */
+static int port_timestamp_valid(const char *s, size_t len)
+{
+    if (len != 20)
+        return 0;
+    int v[6];
+    static const int at[6] = {0, 5, 8, 11, 14, 17}, width[6] = {4, 2, 2, 2, 2, 2};
+    for (int i = 0; i < 6; i++) {
+        v[i] = 0;
+        for (int j = 0; j < width[i]; j++) {
+            char ch = s[at[i] + j];
+            if (ch < '0' || ch > '9')
+                return 0;
+            v[i] = v[i] * 10 + (ch - '0');
+        }
+    }
+    int y = v[0], mo = v[1], d = v[2], h = v[3], mi = v[4], se = v[5];
+    if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59)
+        return 0;
+    if (active == M_YEAR_ZERO_REFUSED && y == 0)
+        return 0;
+    if (se > (active == M_LEAP_SECOND_ALLOWED ? 60 : 59))
+        return 0;
+    if (active == M_CALENDAR_UNCHECKED)
+        return d <= 31;
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (active == M_LEAP_YEARS_IGNORED)
+        leap = 0;
+    if (active == M_CENTURY_LEAP_RULE_IGNORED)
+        leap = y % 4 == 0;
+    return d <= days[mo - 1] + (mo == 2 && leap);
+}
+
+/* Walk every timestamp member (builtAt, updatedAt, revokedAt).  *port_only:
+ * one the port accepts and the format refuses (replaced by a valid one);
+ * *format_only: one the format accepts and the port refuses. */
+static int walk_timestamps(sc_json *v, int *port_only, int *format_only)
+{
+    if (v == NULL || (v->type != SC_JSON_OBJECT && v->type != SC_JSON_ARRAY))
+        return 0;
+    for (sc_json *m = v->child; m != NULL; m = m->next) {
+        if (v->type == SC_JSON_OBJECT && m->type == SC_JSON_STRING &&
+            (strcmp(m->key, "builtAt") == 0 || strcmp(m->key, "updatedAt") == 0 ||
+             strcmp(m->key, "revokedAt") == 0)) {
+            int real = sc_manifest_timestamp_valid(m->string, m->length);
+            int port = port_timestamp_valid(m->string, m->length);
+            if (port && !real) {
+                *port_only = 1;
+                sc_json *fine = sc_json_new_string("2000-01-01T00:00:00Z");
+                if (fine == NULL || sc_json_object_set(v, m->key, fine) != 0)
+                    return -1;
+                return walk_timestamps(v, port_only, format_only); /* m was replaced */
+            }
+            if (real && !port)
+                *format_only = 1;
+        } else if (walk_timestamps(m, port_only, format_only) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int timestamps(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    sc_doc_type type;
+    const char *type_name = NULL;
+    sc_json *doc = manifest_input(ctx, &type, &type_name);
+    if (doc == NULL)
+        return 0;
+    char identity[128] = "";
+    const char *updated = sc_json_cstr(member(doc, "updatedAt"));
+    if (type == SC_DOC_REVOCATIONS && updated != NULL)
+        snprintf(identity, sizeof identity, "revocations %s", updated);
+    int port_only = 0, format_only = 0, rc = walk_timestamps(doc, &port_only, &format_only);
+    if (rc == 0 && *code == SC_OK && format_only) {
+        sc_json_free(*output);
+        *output = NULL;
+        *code = SC_E_INVALID_MANIFEST;
+    } else if (rc == 0 && *code == SC_E_INVALID_MANIFEST && port_only) {
+        rc = recheck(doc, type, type_name, identity[0] ? identity : NULL, code, output);
+    }
+    sc_json_free(doc);
+    return rc;
+}
+
+/* schemaVersion compared by value (3.0, 3e0) or as text ("3"). */
+static int schema_by_value(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    if (*code != SC_E_UNSUPPORTED_SCHEMA_VERSION)
+        return 0;
+    sc_doc_type type;
+    const char *type_name = NULL;
+    sc_json *doc = manifest_input(ctx, &type, &type_name);
+    const sc_json *v = member(doc, "schemaVersion");
+    int rc = 0;
+    if (v != NULL && ((v->type == SC_JSON_NUMBER && v->number == 3) ||
+                      (v->type == SC_JSON_STRING && strcmp(v->string, "3") == 0))) {
+        if (sc_json_object_set(doc, "schemaVersion", sc_json_new_number(3)) != 0)
+            rc = -1;
+        else
+            rc = recheck(doc, type, type_name, NULL, code, output);
+    }
+    sc_json_free(doc);
+    return rc;
+}
+
+static int has_dot(const sc_json *v)
+{
+    return v != NULL && v->type == SC_JSON_STRING && memchr(v->string, '.', v->length);
+}
+
+/* Slugs read as ^[a-z0-9]+(-[a-z0-9]+)*$: a '.' is refused. */
+static int slug_without_dots(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    if (*code != SC_OK)
+        return 0;
+    sc_doc_type type;
+    const char *type_name = NULL;
+    sc_json *doc = manifest_input(ctx, &type, &type_name);
+    if (doc == NULL)
+        return 0;
+    int dotted = has_dot(member(doc, "boxId")) || has_dot(member(doc, "modelId")) ||
+                 has_dot(member(doc, "runtimeId"));
+    const sc_json *list = member(doc, "revocations");
+    for (size_t i = 0; list != NULL && list->type == SC_JSON_ARRAY && i < list->length; i++)
+        dotted = dotted || has_dot(member((sc_json *)sc_json_at(list, i), "boxId"));
+    if (dotted) {
+        sc_json_free(*output);
+        *output = NULL;
+        *code = SC_E_INVALID_MANIFEST;
+    }
+    sc_json_free(doc);
+    return 0;
+}
+
+static int same_string(const sc_json *a, const sc_json *b)
+{
+    return a != NULL && b != NULL && a->type == SC_JSON_STRING && b->type == SC_JSON_STRING &&
+           a->length == b->length && memcmp(a->string, b->string, a->length) == 0;
+}
+
+/* Equal (name, version) neighbours pass the order check: drop the repeats. */
+static int duplicate_licences(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    if (*code != SC_E_INVALID_MANIFEST)
+        return 0;
+    sc_doc_type type;
+    const char *type_name = NULL;
+    sc_json *doc = manifest_input(ctx, &type, &type_name);
+    sc_json *pk = member(doc, "packages");
+    int rc = 0;
+    if (type == SC_DOC_LICENSE_INVENTORY && pk != NULL && pk->type == SC_JSON_ARRAY) {
+        sc_json *kept = sc_json_new_array();
+        int dropped = 0;
+        const sc_json *prev = NULL;
+        for (size_t i = 0; kept != NULL && i < pk->length; i++) {
+            sc_json *e = (sc_json *)sc_json_at(pk, i);
+            if (prev != NULL && same_string(member((sc_json *)prev, "name"), member(e, "name")) &&
+                same_string(member((sc_json *)prev, "version"), member(e, "version"))) {
+                dropped = 1;
+                continue;
+            }
+            prev = e;
+            if (sc_json_array_append(kept, sc_json_copy(e)) != 0)
+                rc = -1;
+        }
+        if (kept == NULL || rc != 0 || sc_json_object_set(doc, "packages", kept) != 0)
+            rc = -1;
+        else if (dropped)
+            rc = recheck(doc, type, type_name, NULL, code, output);
+    }
+    sc_json_free(doc);
+    return rc;
+}
+
+/* A tolerance of 0 (or -0) taken as "exact" instead of refused. */
+static int zero_tolerance(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    if (*code != SC_E_INVALID_MANIFEST)
+        return 0;
+    sc_doc_type type;
+    const char *type_name = NULL;
+    sc_json *doc = manifest_input(ctx, &type, &type_name);
+    sc_json *tol = member(member(member(doc, "gates"), "parity"), "tolerances");
+    int zero = 0, rc = 0;
+    static const char *const keys[] = {"absolute", "relative"};
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        const sc_json *v = member(tol, keys[i]);
+        if (v != NULL && v->type == SC_JSON_NUMBER && v->number == 0) {
+            zero = 1;
+            rc = sc_json_object_set(tol, keys[i], sc_json_new_number(1e-9));
+        }
+    }
+    if (rc == 0 && zero)
+        rc = recheck(doc, type, type_name, NULL, code, output);
+    sc_json_free(doc);
+    return rc;
+}
+
+/* Unicode-style case folding of a UTF-8 path (a port using its language's
+ * lower() or casefold()): ASCII, Latin-1, Greek and Cyrillic capitals, the
+ * Kelvin sign, final sigma, and sharp s as "ss". */
+static char *unicode_fold(const char *s, size_t len)
+{
+    sc_buf b = {0};
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        unsigned cp;
+        size_t n;
+        if (c < 0x80) {
+            cp = c;
+            n = 1;
+        } else if ((c & 0xe0) == 0xc0 && i + 1 < len) {
+            cp = ((c & 0x1fu) << 6) | ((unsigned char)s[i + 1] & 0x3fu);
+            n = 2;
+        } else if ((c & 0xf0) == 0xe0 && i + 2 < len) {
+            cp = ((c & 0x0fu) << 12) | (((unsigned char)s[i + 1] & 0x3fu) << 6) |
+                 ((unsigned char)s[i + 2] & 0x3fu);
+            n = 3;
+        } else {
+            sc_buf_add(&b, s + i, 1);
+            i++;
+            continue;
+        }
+        if (cp >= 'A' && cp <= 'Z')
+            cp += 32;
+        else if ((cp >= 0xc0 && cp <= 0xde && cp != 0xd7) || (cp >= 0x391 && cp <= 0x3a9) ||
+                 (cp >= 0x410 && cp <= 0x42f))
+            cp += 32;
+        else if (cp >= 0x400 && cp <= 0x40f)
+            cp += 80;
+        else if (cp == 0x3c2)
+            cp = 0x3c3;
+        else if (cp == 0x212a)
+            cp = 'k';
+        if (cp == 0xdf || cp == 0x1e9e) {
+            sc_buf_puts(&b, "ss");
+        } else if (cp < 0x80) {
+            char ch = (char)cp;
+            sc_buf_add(&b, &ch, 1);
+        } else if (cp < 0x800) {
+            char u[2] = {(char)(0xc0 | (cp >> 6)), (char)(0x80 | (cp & 0x3f))};
+            sc_buf_add(&b, u, 2);
+        } else {
+            char u[3] = {(char)(0xe0 | (cp >> 12)), (char)(0x80 | ((cp >> 6) & 0x3f)),
+                         (char)(0x80 | (cp & 0x3f))};
+            sc_buf_add(&b, u, 3);
+        }
+        i += n;
+    }
+    return b.data ? b.data : sc_xstrdup("");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Accepted listings whose paths collide under Unicode folding: the port
+ * reports entry-collision for two distinct files. */
+static int unicode_collision(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    if (*code != SC_OK || (strcmp(ctx->operation, "payload-list-parse") != 0 &&
+                           strcmp(ctx->operation, "archive-inspect") != 0))
+        return 0;
+    const sc_json *entries = member(*output, "entries");
+    if (entries == NULL || entries->type != SC_JSON_ARRAY)
+        return 0;
+    size_t n = entries->length, k = 0;
+    char **folded = sc_xmalloc(sizeof *folded * (n + 1));
+    for (size_t i = 0; i < n; i++) {
+        const sc_json *p = member((sc_json *)sc_json_at(entries, i), "path");
+        if (p != NULL && p->type == SC_JSON_STRING)
+            folded[k++] = unicode_fold(p->string, p->length);
+    }
+    qsort(folded, k, sizeof *folded, cmp_str);
+    int collide = 0;
+    for (size_t i = 1; i < k; i++)
+        collide = collide || strcmp(folded[i - 1], folded[i]) == 0;
+    for (size_t i = 0; i < k; i++)
+        free(folded[i]);
+    free(folded);
+    if (collide) {
+        sc_json_free(*output);
+        *output = NULL;
+        *code = SC_E_ENTRY_COLLISION;
+    }
+    return 0;
+}
+
+/* A reader that skips U+FEFF between tokens as if it were white space. */
+static int feff_as_whitespace(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    if (*code != SC_E_INVALID_JSON || strcmp(ctx->operation, "json-read") != 0)
+        return 0;
+    sc_buf path = {0};
+    sc_buf_printf(&path, "%s/input.json", ctx->case_dir);
+    char *bytes = NULL;
+    size_t len = 0;
+    sc_error err;
+    sc_error_clear(&err);
+    sc_code rc = sc_file_read(path.data, &bytes, &len, NULL, &err);
+    sc_buf_free(&path);
+    if (rc != SC_OK)
+        return 0;
+    sc_buf clean = {0};
+    int in_string = 0, stripped = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)bytes[i];
+        if (!in_string && c == 0xef && i + 2 < len && (unsigned char)bytes[i + 1] == 0xbb &&
+            (unsigned char)bytes[i + 2] == 0xbf) {
+            i += 2;
+            stripped = 1;
+            continue;
+        }
+        if (in_string && c == '\\' && i + 1 < len) {
+            sc_buf_add(&clean, bytes + i, 2);
+            i++;
+            continue;
+        }
+        if (c == '"')
+            in_string = !in_string;
+        sc_buf_add(&clean, bytes + i, 1);
+    }
+    free(bytes);
+    sc_json *doc = NULL;
+    int out = 0;
+    if (stripped && sc_json_parse(clean.data ? clean.data : "", clean.len, &doc, &err) == SC_OK) {
+        char *text = NULL;
+        size_t tlen = 0;
+        sc_json *o = sc_json_new_object();
+        if (o == NULL || sc_json_write(doc, &text, &tlen, &err) != SC_OK ||
+            sc_json_object_set(o, "value", doc) != 0 ||
+            sc_json_object_set(o, "written", sc_json_new_string_len(text, tlen)) != 0) {
+            out = -1;
+            sc_json_free(o);
+        } else {
+            sc_json_free(*output);
+            *output = o;
+            *code = SC_OK;
+        }
+        free(text);
+    }
+    sc_buf_free(&clean);
+    return out;
+}
+
 int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
 {
     int is_resolve = strcmp(ctx->operation, "scroll-resolve") == 0;
@@ -364,6 +809,24 @@ int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output
         return *code == SC_OK && strcmp(ctx->operation, "scroll-migrate") == 0
                    ? migrate_noop(ctx, *output)
                    : 0;
+    case M_CALENDAR_UNCHECKED:
+    case M_LEAP_YEARS_IGNORED:
+    case M_CENTURY_LEAP_RULE_IGNORED:
+    case M_LEAP_SECOND_ALLOWED:
+    case M_YEAR_ZERO_REFUSED:
+        return timestamps(ctx, code, output);
+    case M_SCHEMA_VERSION_BY_VALUE:
+        return schema_by_value(ctx, code, output);
+    case M_SLUG_WITHOUT_DOTS:
+        return slug_without_dots(ctx, code, output);
+    case M_DUPLICATE_LICENCE_ENTRIES:
+        return duplicate_licences(ctx, code, output);
+    case M_ZERO_TOLERANCE_ALLOWED:
+        return zero_tolerance(ctx, code, output);
+    case M_UNICODE_CASE_FOLD:
+        return unicode_collision(ctx, code, output);
+    case M_FEFF_AS_WHITESPACE:
+        return feff_as_whitespace(ctx, code, output);
     }
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 #include "scrollcase/file.h"
@@ -85,6 +86,9 @@ int sc_report_json(const sc_run *r, const char *path)
         argc++;
     put(adapter, "command", strings((const char *const *)r->adapter_argv, argc));
     put(adapter, "hello", r->hello ? sc_json_copy(r->hello) : sc_json_new_null());
+    put(adapter, "protocol", sc_json_new_number(r->adapter_protocol));
+    put(adapter, "mode", sc_json_new_string(r->persistent ? "persistent" : "oneshot"));
+    put(adapter, "restarts", sc_json_new_number((double)r->restarts));
     put(root, "adapter", adapter);
 
     put(root, "corpus", text(r->corpus_dir));
@@ -118,6 +122,7 @@ int sc_report_json(const sc_run *r, const char *path)
                                               : sc_json_new_null());
         put(o, "signal", c->signal > 0 ? sc_json_new_number(c->signal)
                                        : sc_json_new_null());
+        put(o, "crashed", sc_json_new_bool(c->crashed));
         put(o, "duration_ms", sc_json_new_number((double)(long long)c->duration_ms));
         put(o, "stderr", text(c->stderr_excerpt ? c->stderr_excerpt : ""));
         push(cases, o);
@@ -185,9 +190,19 @@ int sc_report_junit(const sc_run *r, const char *path)
             to++;
         sc_tally t;
         sc_tally_range(r, from, to, &t);
-        double ms = 0;
-        for (size_t i = from; i < to; i++)
-            ms += r->selected[i]->duration_ms;
+        /* wall time of the area: first start to last end (cases overlap
+         * with --jobs, so their sum would overstate it) */
+        double first = 0, last = 0;
+        for (size_t i = from; i < to; i++) {
+            const sc_case *c = r->selected[i];
+            if (c->end_ms <= 0)
+                continue; /* settled without the adapter */
+            if (first == 0 || c->start_ms < first)
+                first = c->start_ms;
+            if (c->end_ms > last)
+                last = c->end_ms;
+        }
+        double ms = last > first ? last - first : 0;
         sc_buf_puts(&b, "  <testsuite name=\"");
         xml_text(&b, r->selected[from]->area);
         sc_buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
@@ -246,4 +261,131 @@ int sc_report_junit(const sc_run *r, const char *path)
         return -1;
     }
     return 0;
+}
+
+/* ---- TAP and GitHub annotations ----------------------------------------- */
+
+static int write_text(const char *path, sc_buf *b)
+{
+    if (strcmp(path, "-") == 0) {
+        fflush(stdout);
+        size_t n = b->len ? fwrite(b->data, 1, b->len, stdout) : 0;
+        int ok = n == b->len && fflush(stdout) == 0;
+        sc_buf_free(b);
+        if (!ok)
+            fputs("scrollcase-conform: cannot write to stdout\n", stderr);
+        return ok ? 0 : -1;
+    }
+    sc_error err;
+    sc_error_clear(&err);
+    sc_code code = sc_file_write_atomic(path, b->data ? b->data : "", b->len, 0644, &err);
+    sc_buf_free(b);
+    if (code != SC_OK) {
+        fprintf(stderr, "scrollcase-conform: cannot write %s: %s\n", path, err.message);
+        return -1;
+    }
+    return 0;
+}
+
+/* One line of text: valid UTF-8, line ends and other controls as spaces. */
+static char *one_line(const char *s)
+{
+    char *t = sc_utf8_sanitize(s ? s : "", s ? strlen(s) : 0, 0);
+    for (char *p = t; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    return t;
+}
+
+int sc_report_tap(const sc_run *r, const char *path)
+{
+    sc_buf b = {0};
+    sc_buf_printf(&b, "TAP version 13\n1..%zu\n", r->nselected);
+    for (size_t i = 0; i < r->nselected; i++) {
+        const sc_case *c = r->selected[i];
+        char *why = one_line(c->reason);
+        /* '#' starts a directive in TAP: keep it out of the description */
+        for (char *p = why; *p; p++)
+            if (*p == '#')
+                *p = '_';
+        char *label = one_line(c->label);
+        switch (c->status) {
+        case SC_ST_PASS: sc_buf_printf(&b, "ok %zu - %s\n", i + 1, label); break;
+        case SC_ST_UNSUPPORTED:
+            sc_buf_printf(&b, "ok %zu - %s # SKIP %s\n", i + 1, label, why);
+            break;
+        case SC_ST_XFAIL: {
+            char *x = one_line(c->xfail_reason);
+            sc_buf_printf(&b, "not ok %zu - %s # TODO %s\n", i + 1, label, x);
+            free(x);
+            break;
+        }
+        default:
+            sc_buf_printf(&b, "not ok %zu - %s: %s %s\n", i + 1, label,
+                          sc_status_name(c->status), why);
+            break;
+        }
+        free(why);
+        free(label);
+    }
+    return write_text(path, &b);
+}
+
+/* GitHub workflow commands escape %, CR and LF in the message, and also ':'
+ * and ',' in property values. */
+static void gh_escape(sc_buf *b, const char *s, int property)
+{
+    char *t = sc_utf8_sanitize(s ? s : "", s ? strlen(s) : 0, 0);
+    for (const char *p = t; *p; p++) {
+        switch (*p) {
+        case '%': sc_buf_puts(b, "%25"); break;
+        case '\r': sc_buf_puts(b, "%0D"); break;
+        case '\n': sc_buf_puts(b, "%0A"); break;
+        case ':': sc_buf_puts(b, property ? "%3A" : ":"); break;
+        case ',': sc_buf_puts(b, property ? "%2C" : ","); break;
+        default: sc_buf_add(b, p, 1); break;
+        }
+    }
+    free(t);
+}
+
+int sc_report_github(const sc_run *r, const char *path)
+{
+    char cwd[4096];
+    size_t cwdlen = 0;
+    if (getcwd(cwd, sizeof cwd) != NULL)
+        cwdlen = strlen(cwd);
+    sc_buf b = {0};
+    for (size_t i = 0; i < r->nselected; i++) {
+        const sc_case *c = r->selected[i];
+        const char *level = NULL;
+        if (c->status == SC_ST_FAIL || c->status == SC_ST_XPASS || c->status == SC_ST_ERROR)
+            level = "error";
+        if (level == NULL)
+            continue;
+        /* the case's manifest, relative to the workspace when it lies inside */
+        sc_buf file = {0};
+        sc_buf_printf(&file, "%s/case.json", c->dir);
+        const char *f = sc_buf_str(&file);
+        if (cwdlen > 0 && strncmp(f, cwd, cwdlen) == 0 && f[cwdlen] == '/')
+            f += cwdlen + 1;
+        sc_buf_printf(&b, "::%s file=", level);
+        gh_escape(&b, f, 1);
+        sc_buf_puts(&b, ",title=");
+        gh_escape(&b, sc_status_name(c->status), 1);
+        sc_buf_puts(&b, " ");
+        gh_escape(&b, c->label, 1);
+        sc_buf_puts(&b, "::");
+        gh_escape(&b, c->label, 0);
+        sc_buf_puts(&b, ": ");
+        gh_escape(&b, c->reason ? c->reason : sc_status_name(c->status), 0);
+        sc_buf_puts(&b, "\n");
+        sc_buf_free(&file);
+    }
+    sc_tally t;
+    sc_tally_range(r, 0, r->nselected, &t);
+    sc_buf_printf(&b, "::notice title=scrollcase conformance::%zu passed, %zu failed, "
+                      "%zu skipped\n",
+                  t.pass + t.xfail, t.fail + t.xpass + t.error, t.unsupported);
+    return write_text(path, &b);
 }

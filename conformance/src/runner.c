@@ -2,14 +2,15 @@
 /*
  * runner.c — scrollcase-conform, the conformance runner.
  *
- * Reads the corpus, runs one adapter process per case (several at once),
- * compares what each one printed and how it exited with what case.json
- * expects, and reports.  The protocol is conformance/README.md.
+ * Reads the corpus, hands every selected case to the adapter (one process
+ * per case, or one long-lived process per job in persistent mode), compares
+ * the answer with what case.json expects, and reports.  The protocol is
+ * conformance/README.md.
  *
- * Exit status: 0 when nothing failed and at least one case ran; 1 when a
- * case failed (fail, xpass, error) or none ran; 2 on a usage or setup
- * problem (bad option, unreadable corpus or xfail file, adapter without a
- * working --hello); 130 when interrupted.
+ * Exit status: 0 when nothing failed and at least one case ran (or
+ * --allow-empty); 1 when a case failed (fail, xpass, error) or none ran;
+ * 2 on a usage or setup problem (bad option, unreadable corpus or xfail
+ * file, an adapter without a valid --hello); 130 when interrupted.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "corpus.h"
+#include "protocol.h"
 #include "runner.h"
 #include "scrollcase/error.h"
 #include "scrollcase/file.h"
@@ -46,27 +48,229 @@ static void on_stop(int sig)
     stop_signal = sig;
 }
 
+/* ---- the option table ---------------------------------------------------
+ * One table drives parsing, --help and --options-json (the shape of
+ * `scrollcase help --commands-json`, from which the man page is made). */
+
+typedef enum opt_id {
+    O_ADAPTER,
+    O_ADAPTER_ARG,
+    O_CORPUS,
+    O_AREA,
+    O_CASE,
+    O_SHARD,
+    O_SUITE_VERSION,
+    O_XFAIL,
+    O_MODE,
+    O_TIMEOUT,
+    O_JOBS,
+    O_REPORT_JSON,
+    O_REPORT_JUNIT,
+    O_REPORT_TAP,
+    O_REPORT_GITHUB,
+    O_LIST,
+    O_ALLOW_EMPTY,
+    O_QUIET,
+    O_VERBOSE,
+    O_PROTOCOL_JSON,
+    O_OPTIONS_JSON,
+    O_HELP
+} opt_id;
+
+typedef struct opt {
+    opt_id id;
+    const char *name;
+    const char *shortname;  /* or NULL */
+    const char *argument;   /* metavariable, or NULL for a flag */
+    const char *completion; /* none|file|directory|choice|command|key */
+    const char *choices;    /* "a|b|c" when completion is choice */
+    int repeatable;
+    const char *help;
+} opt;
+
+static const opt options[] = {
+    {O_ADAPTER, "--adapter", NULL, "CMD", "command", NULL, 0,
+     "adapter command line, split on spaces (no quoting); default: the built-in "
+     "scrollcase-adapter next to this program"},
+    {O_ADAPTER_ARG, "--adapter-arg", NULL, "ARG", "none", NULL, 1,
+     "one word of the adapter's argv, kept as given (repeatable; or give the argv "
+     "after --)"},
+    {O_CORPUS, "--corpus", NULL, "DIR", "directory", NULL, 0,
+     "case corpus (default: $SCROLLCASE_CORPUS, else the installed "
+     "share/scrollcase/golden)"},
+    {O_AREA, "--area", NULL, "AREA", "none", NULL, 1, "only cases of this area"},
+    {O_CASE, "--case", NULL, "ID|GLOB", "none", NULL, 1,
+     "only cases whose id or area/id matches"},
+    {O_SHARD, "--shard", NULL, "I/N", "none", NULL, 0,
+     "only the I-th of N round-robin shards of the selection; I counts from 1"},
+    {O_SUITE_VERSION, "--suite-version", NULL, "VERSION", "none", NULL, 0,
+     "only cases whose \"since\" is at most VERSION (an older suite's case list)"},
+    {O_XFAIL, "--xfail", NULL, "FILE", "file", NULL, 0,
+     "expected failures: lines \"<id-or-glob> [crash:] <reason>\""},
+    {O_MODE, "--mode", NULL, "MODE", "choice", "auto|oneshot|persistent", 0,
+     "how the adapter runs: auto (persistent when its --hello offers it), oneshot "
+     "(a process per case) or persistent (required)"},
+    {O_TIMEOUT, "--timeout", NULL, "SECONDS", "none", NULL, 0,
+     "per-case limit (default 30)"},
+    {O_JOBS, "--jobs", "-j", "N", "none", NULL, 0,
+     "cases run at once (default 2; one adapter per job in persistent mode)"},
+    {O_REPORT_JSON, "--report-json", NULL, "FILE", "file", NULL, 0,
+     "write the JSON report to FILE"},
+    {O_REPORT_JUNIT, "--report-junit", NULL, "FILE", "file", NULL, 0,
+     "write a JUnit XML report to FILE"},
+    {O_REPORT_TAP, "--report-tap", NULL, "FILE", "file", NULL, 0,
+     "write a TAP version 13 report to FILE (- for stdout)"},
+    {O_REPORT_GITHUB, "--report-github", NULL, "FILE", "file", NULL, 0,
+     "write GitHub workflow annotations (::error file=...) to FILE (- for stdout)"},
+    {O_LIST, "--list", NULL, NULL, "none", NULL, 0,
+     "print the selected cases (area/id) and exit"},
+    {O_ALLOW_EMPTY, "--allow-empty", NULL, NULL, "none", NULL, 0,
+     "exit 0 when the selection runs no case (an area not started yet)"},
+    {O_QUIET, "--quiet", "-q", NULL, "none", NULL, 0,
+     "print only failures and the summary line"},
+    {O_VERBOSE, "--verbose", "-v", NULL, "none", NULL, 0,
+     "a line for every case, the stderr of every case that did not pass"},
+    {O_PROTOCOL_JSON, "--protocol-json", NULL, NULL, "none", NULL, 0,
+     "print the protocol version and the known operations and features as JSON"},
+    {O_OPTIONS_JSON, "--options-json", NULL, NULL, "none", NULL, 0,
+     "print this option table as JSON"},
+    {O_HELP, "--help", "-h", NULL, "none", NULL, 0, "this text"},
+};
+#define NOPTIONS (sizeof options / sizeof options[0])
+
 static void usage(FILE *f)
 {
-    fputs(
-        "usage: scrollcase-conform [options]\n"
-        "  --adapter CMD        adapter command, split on spaces (default: the built-in\n"
-        "                       scrollcase-adapter next to this program)\n"
-        "  --corpus DIR         case corpus (default: $SCROLLCASE_CORPUS, else the\n"
-        "                       installed share/scrollcase/golden)\n"
-        "  --area A             only cases of area A (repeatable)\n"
-        "  --case ID|GLOB       only cases whose id or area/id matches (repeatable)\n"
-        "  --shard I/N          only the I-th of N round-robin shards of the selection\n"
-        "  --suite-version V    only cases whose \"since\" is at most V\n"
-        "  --xfail FILE         expected failures: lines \"<id-or-glob> <reason>\"\n"
-        "  --report-json F      write the JSON report to F\n"
-        "  --report-junit F     write a JUnit XML report to F\n"
-        "  --list               print the selected cases (area/id) and exit\n"
-        "  --timeout SECONDS    per-case limit (default 30)\n"
-        "  --jobs N             adapters run at once (default 2)\n"
-        "  --verbose            a line for every case, stderr of failures\n"
-        "  --help               this text\n",
-        f);
+    fputs("usage: scrollcase-conform [options] [-- ADAPTER ARG...]\n", f);
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt *o = &options[i];
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s%s%s", o->shortname ? o->shortname : "",
+                 o->shortname ? ", " : "", o->name, o->argument ? " " : "",
+                 o->argument ? o->argument : "");
+        fprintf(f, "  %-24s %s\n", left, o->help);
+    }
+}
+
+static sc_json *jmust(sc_json *v)
+{
+    if (v == NULL) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
+    return v;
+}
+
+static void jput(sc_json *o, const char *key, sc_json *v)
+{
+    if (sc_json_object_append(o, key, jmust(v)) != 0) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
+}
+
+static void jpush(sc_json *a, sc_json *v)
+{
+    if (sc_json_array_append(a, jmust(v)) != 0) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
+}
+
+static sc_json *jstr_or_null(const char *s)
+{
+    return s ? sc_json_new_string(s) : sc_json_new_null();
+}
+
+static int print_json(sc_json *doc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    sc_error err;
+    sc_error_clear(&err);
+    int rc = 0;
+    if (sc_json_write(doc, &text, &len, &err) != SC_OK ||
+        fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+        fprintf(stderr, "scrollcase-conform: cannot print JSON: %s\n", err.message);
+        rc = EXIT_SETUP;
+    }
+    free(text);
+    sc_json_free(doc);
+    return rc;
+}
+
+static int options_json(void)
+{
+    sc_json *root = jmust(sc_json_new_object());
+    jput(root, "schemaVersion", sc_json_new_number(1));
+    jput(root, "program", sc_json_new_string("scrollcase-conform"));
+    jput(root, "version", sc_json_new_string(SC_CONFORMANCE_VERSION));
+    sc_json *cmds = jmust(sc_json_new_array());
+    sc_json *cmd = jmust(sc_json_new_object());
+    jput(cmd, "name", sc_json_new_string("scrollcase-conform"));
+    jput(cmd, "words", sc_json_new_array());
+    jput(cmd, "group", sc_json_new_string("conformance"));
+    jput(cmd, "summary",
+         sc_json_new_string("run the Scrollcase conformance suite against an adapter"));
+    jput(cmd, "description",
+         sc_json_new_string(
+             "Runs every selected case of the conformance corpus through an adapter "
+             "that speaks the adapter protocol " SC_CONFORM_PROTOCOL
+             " (conformance/README.md), compares each answer with what the case "
+             "expects and reports pass, fail, xfail, xpass, unsupported or error. "
+             "Exit status 0 when nothing failed and at least one case ran, 1 when "
+             "something failed or nothing ran, 2 for a usage or setup problem."));
+    sc_json *operands = jmust(sc_json_new_array());
+    sc_json *argv_op = jmust(sc_json_new_object());
+    jput(argv_op, "name", sc_json_new_string("ADAPTER"));
+    jput(argv_op, "required", sc_json_new_bool(0));
+    jput(argv_op, "repeatable", sc_json_new_bool(1));
+    jput(argv_op, "completion", sc_json_new_string("command"));
+    jpush(operands, argv_op);
+    jput(cmd, "operands", operands);
+    sc_json *opts = jmust(sc_json_new_array());
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt *o = &options[i];
+        sc_json *j = jmust(sc_json_new_object());
+        jput(j, "name", sc_json_new_string(o->name));
+        jput(j, "short", jstr_or_null(o->shortname));
+        jput(j, "argument", jstr_or_null(o->argument));
+        jput(j, "help", sc_json_new_string(o->help));
+        jput(j, "completion", sc_json_new_string(o->completion));
+        sc_json *choices = jmust(sc_json_new_array());
+        for (const char *c = o->choices; c != NULL && *c;) {
+            const char *bar = strchr(c, '|');
+            size_t n = bar ? (size_t)(bar - c) : strlen(c);
+            jpush(choices, sc_json_new_string_len(c, n));
+            c += n + (bar ? 1 : 0);
+        }
+        jput(j, "choices", choices);
+        jput(j, "repeatable", sc_json_new_bool(o->repeatable));
+        jput(j, "aliases", sc_json_new_array());
+        jpush(opts, j);
+    }
+    jput(cmd, "options", opts);
+    jpush(cmds, cmd);
+    jput(root, "commands", cmds);
+    return print_json(root);
+}
+
+static int protocol_json(void)
+{
+    sc_json *root = jmust(sc_json_new_object());
+    jput(root, "protocol", sc_json_new_string(SC_CONFORM_PROTOCOL));
+    jput(root, "major", sc_json_new_number(SC_CONFORM_PROTOCOL_MAJOR));
+    jput(root, "oldestMajor", sc_json_new_number(SC_CONFORM_PROTOCOL_OLDEST));
+    jput(root, "extensionPrefix", sc_json_new_string(SC_PROTO_EXTENSION_PREFIX));
+    jput(root, "unsupportedExitStatus", sc_json_new_number(SC_PROTO_EXIT_UNSUPPORTED));
+    sc_json *ops = jmust(sc_json_new_array());
+    for (size_t i = 0; sc_proto_operations[i] != NULL; i++)
+        jpush(ops, sc_json_new_string(sc_proto_operations[i]));
+    jput(root, "operations", ops);
+    sc_json *fs = jmust(sc_json_new_array());
+    for (size_t i = 0; sc_proto_features[i] != NULL; i++)
+        jpush(fs, sc_json_new_string(sc_proto_features[i]));
+    jput(root, "features", fs);
+    return print_json(root);
 }
 
 static void die_setup(const char *fmt, ...)
@@ -124,6 +328,7 @@ static char *default_adapter(const char *argv0)
     return sc_xjoin(self, "scrollcase-adapter");
 }
 
+
 /* The corpus installed with the runner: SC_CORPUS_FROM_BINDIR (normally
  * "../share/scrollcase/golden") from the runner's own directory; NULL when
  * that does not exist. */
@@ -148,12 +353,11 @@ static char *default_corpus(const char *argv0)
 #endif
 }
 
-/* Split on spaces.  The adapter runs in the runner's working directory, so
- * relative paths in the command mean what they meant to the caller. */
-static char **split_command(const char *cmd, size_t *count)
+/* Split on spaces (--adapter).  The adapter runs in the runner's working
+ * directory, so relative paths in the command mean what they meant to the
+ * caller.  --adapter-arg and "--" take an argv as given instead. */
+static void split_command(const char *cmd, const char ***v, size_t *n)
 {
-    char **v = NULL;
-    size_t n = 0;
     const char *p = cmd;
     while (*p) {
         while (*p == ' ')
@@ -163,19 +367,17 @@ static char **split_command(const char *cmd, size_t *count)
         const char *start = p;
         while (*p && *p != ' ')
             p++;
-        v = sc_xrealloc(v, sizeof *v * (n + 2));
-        v[n++] = sc_xstrndup(start, (size_t)(p - start));
+        *v = sc_xrealloc((void *)*v, sizeof **v * (*n + 1));
+        (*v)[(*n)++] = sc_xstrndup(start, (size_t)(p - start));
     }
-    if (n == 0)
+    if (*n == 0)
         die_setup("--adapter: empty command");
-    v[n] = NULL;
-    *count = n;
-    return v;
 }
 
-static char **adapter_argv_for(const sc_run *r, size_t nbase, const char *op,
-                               const char *case_dir, const char *work)
+static char **adapter_argv_for(const sc_run *r, const char *op, const char *case_dir,
+                               const char *work)
 {
+    size_t nbase = r->adapter_argc;
     char **v = sc_xmalloc(sizeof *v * (nbase + 6));
     size_t k = 0;
     for (size_t i = 0; i < nbase; i++)
@@ -194,6 +396,14 @@ static char **adapter_argv_for(const sc_run *r, size_t nbase, const char *op,
 }
 
 /* ---- xfail file -------------------------------------------------------- */
+
+/* The reason's first word "crash" (or "crash:") lets a listed case crash or
+ * time out; without it a crash of a listed case is a failure. */
+static int reason_allows_crash(const char *reason)
+{
+    return strncmp(reason, "crash", 5) == 0 &&
+           (reason[5] == '\0' || reason[5] == ':' || reason[5] == ' ' || reason[5] == '\t');
+}
 
 static void load_xfails(sc_run *r, const char *path)
 {
@@ -238,6 +448,7 @@ static void load_xfails(sc_run *r, const char *path)
         sc_xfail *x = &r->xfails[r->nxfails++];
         x->pattern = sc_xstrndup(s, (size_t)(pat_end - s));
         x->reason = sc_xstrndup(reason, (size_t)(eol - reason));
+        x->crash = reason_allows_crash(x->reason);
         x->line = line;
         x->matches = 0;
     }
@@ -259,8 +470,10 @@ static void apply_xfails(sc_run *r, const char *path)
             if (!case_matches(c, x->pattern))
                 continue;
             x->matches++;
-            if (c->xfail_reason == NULL)
+            if (c->xfail_reason == NULL) {
                 c->xfail_reason = x->reason;
+                c->xfail_crash = x->crash;
+            }
         }
         if (x->matches == 0) {
             char where[64];
@@ -354,6 +567,10 @@ static int array_has(const sc_json *a, const char *s)
 }
 
 /* Run the adapter to completion (used for --hello). */
+
+/* ---- hello ------------------------------------------------------------- */
+
+/* Run the adapter to completion (used for --hello). */
 static void run_one(sc_proc *p)
 {
     sc_proc *const list[1] = {p};
@@ -366,9 +583,35 @@ static void run_one(sc_proc *p)
     }
 }
 
-static void hello(sc_run *r, size_t nbase)
+/* Every name of a hello list must be known (or an extension): a typo would
+ * otherwise quietly turn cases into UNSUPPORTED.  Returns the message, or
+ * NULL. */
+static char *unknown_names(const sc_json *list, const char *what,
+                           int (*known)(const char *), const char *const *names)
 {
-    char **argv = adapter_argv_for(r, nbase, "--hello", NULL, NULL);
+    sc_buf m = {0};
+    for (size_t i = 0; list != NULL && i < list->length; i++) {
+        const char *s = sc_json_cstr(sc_json_at(list, i));
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(sc_json_cstr(sc_json_at(list, j)), s) == 0) {
+                sc_buf_printf(&m, "%s%s \"%s\" is listed twice", m.len ? "; " : "", what, s);
+                break;
+            }
+        if (known(s))
+            continue;
+        char *q = sc_utf8_sanitize(s, strlen(s), 0);
+        const char *near = sc_proto_suggest(s, names);
+        sc_buf_printf(&m, "%sunknown %s \"%s\"", m.len ? "; " : "", what, q);
+        if (near != NULL)
+            sc_buf_printf(&m, " (did you mean \"%s\"?)", near);
+        free(q);
+    }
+    return m.data;
+}
+
+static void hello(sc_run *r, const char *mode)
+{
+    char **argv = adapter_argv_for(r, "--hello", NULL, NULL);
     sc_proc p;
     if (sc_proc_start(&p, argv, NULL, r->timeout_s * 1000.0) != 0) {
         fprintf(stderr, "scrollcase-conform: cannot start adapter %s: %s\n",
@@ -379,9 +622,11 @@ static void hello(sc_run *r, size_t nbase)
     free(argv);
     run_one(&p);
     const char *problem = NULL;
+    char *names_problem = NULL;
     sc_json *doc = NULL;
     sc_error err;
     sc_error_clear(&err);
+    uint64_t proto = 0;
     if (p.timed_out)
         problem = "timed out";
     else if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 0)
@@ -391,35 +636,78 @@ static void hello(sc_run *r, size_t nbase)
     else if (doc->type != SC_JSON_OBJECT)
         problem = "did not print a JSON object";
     if (problem == NULL) {
-        uint64_t proto;
         const sc_json *impl = obj_get(doc, "implementation");
+        const sc_json *persistent = obj_get(doc, "persistent");
         if (!sc_json_uint53(obj_get(doc, "protocol"), &proto))
             problem = "has no integer \"protocol\"";
-        else if (proto != SC_CONFORM_PROTOCOL_MAJOR)
-            problem = "speaks another protocol major version (this runner speaks 1)";
+        else if (proto < SC_CONFORM_PROTOCOL_OLDEST || proto > SC_CONFORM_PROTOCOL_MAJOR)
+            problem = "speaks a protocol major version this runner does not (it speaks 2, "
+                      "and 1 for now)";
         else if (sc_json_cstr(obj_get(impl, "name")) == NULL ||
                  sc_json_cstr(obj_get(impl, "version")) == NULL ||
                  sc_json_cstr(obj_get(impl, "language")) == NULL)
             problem = "lacks implementation.name, .version or .language (strings)";
         else if (!str_array(obj_get(doc, "operations")))
             problem = "lacks \"operations\" (an array of strings)";
+        else if (proto >= 2 && obj_get(doc, "features") == NULL)
+            problem = "lacks \"features\" (protocol 2: an array of strings, [] for none)";
         else if (obj_get(doc, "features") != NULL && !str_array(obj_get(doc, "features")))
             problem = "has \"features\" that is not an array of strings";
+        else if (persistent != NULL && persistent->type != SC_JSON_BOOL)
+            problem = "has \"persistent\" that is not a boolean";
+        else if (persistent != NULL && persistent->boolean && proto < 2)
+            problem = "offers the persistent mode, which needs protocol 2";
+        else {
+            sc_buf m = {0};
+            char *a = unknown_names(obj_get(doc, "operations"), "operation",
+                                    sc_proto_operation_known, sc_proto_operations);
+            char *b = unknown_names(obj_get(doc, "features"), "feature",
+                                    sc_proto_feature_known, sc_proto_features);
+            if (a != NULL || b != NULL) {
+                sc_buf_printf(&m, "names what this runner does not know: %s%s%s "
+                                  "(extensions must start with \"" SC_PROTO_EXTENSION_PREFIX
+                                  "\"; see scrollcase-conform --protocol-json)",
+                              a ? a : "", a && b ? "; " : "", b ? b : "");
+                names_problem = m.data;
+                problem = names_problem;
+            }
+            free(a);
+            free(b);
+        }
     }
     if (problem != NULL) {
         char *e = sc_utf8_sanitize(p.err.data ? p.err.data : "", p.err.len, 0);
         fprintf(stderr, "scrollcase-conform: adapter --hello %s%s%s\n%s", problem,
                 err.message[0] ? ": " : "", err.message, e);
         free(e);
+        free(names_problem);
         sc_json_free(doc);
         sc_proc_release(&p);
         exit(EXIT_SETUP);
     }
     sc_proc_release(&p);
     r->hello = doc;
+    r->adapter_protocol = (int)proto;
+    const sc_json *persistent = obj_get(doc, "persistent");
+    int offers = persistent != NULL && persistent->boolean;
+    if (strcmp(mode, "persistent") == 0 && !offers)
+        die_setup("--mode persistent: the adapter's --hello does not offer "
+                  "\"persistent\": true");
+    r->persistent = offers && strcmp(mode, "oneshot") != 0;
+    if (proto < SC_CONFORM_PROTOCOL_MAJOR) {
+        const char *bar = "**********************************************************"
+                          "**************";
+        fprintf(stderr, "%s\n", bar);
+        add_warning(r,
+                    "the adapter speaks protocol %d; this runner speaks %s. Protocol 1 "
+                    "adapters still run in this release, with exit status 2 read as "
+                    "\"unsupported\" (so a crash that exits 2 reads as a skip), and will "
+                    "be refused by the next major release. Move to protocol 2: "
+                    "conformance/README.md section 8.",
+                    (int)proto, SC_CONFORM_PROTOCOL);
+        fprintf(stderr, "%s\n", bar);
+    }
 }
-
-/* ---- judging one result ------------------------------------------------ */
 
 static void set_result(sc_case *c, sc_status st, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -559,8 +847,98 @@ static char *excerpt(const sc_proc *p)
     return r;
 }
 
-static void judge(sc_case *c, const sc_proc *p, double timeout_s)
+typedef enum answer {
+    ANS_OUTPUT,      /* exit 0 / "output" */
+    ANS_ERROR,       /* exit 1 / "error" */
+    ANS_UNSUPPORTED  /* exit 77 / "unsupported" */
+} answer;
+
+static void crash(sc_case *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void crash(sc_case *c, const char *fmt, ...)
 {
+    sc_buf m = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    sc_buf_vprintf(&m, fmt, ap);
+    va_end(ap);
+    set_result(c, SC_ST_FAIL, "crash: %s", sc_buf_str(&m));
+    sc_buf_free(&m);
+    c->crashed = 1;
+}
+
+/* Judge a clean answer: out is the output object (ANS_OUTPUT), the code
+ * string's holder (ANS_ERROR: code), or NULL (ANS_UNSUPPORTED: reason). */
+static void judge_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
+                         const char *code, const char *reason)
+{
+    int acceptable = strcmp(c->kind, "acceptable") == 0;
+    if (kind == ANS_UNSUPPORTED) {
+        char *why = sc_utf8_sanitize(reason, strlen(reason), 0);
+        if (r->adapter_protocol < 2)
+            set_result(c, SC_ST_UNSUPPORTED, "adapter: unsupported (%s)", why);
+        else
+            set_result(c, SC_ST_FAIL,
+                       "answered unsupported (%s), but --hello offers operation %s and "
+                       "claims every feature the case requires: take the operation out "
+                       "of --hello or list the case in the xfail file",
+                       why, c->operation);
+        free(why);
+        return;
+    }
+    char *want = c->error_codes ? codes_text(c->error_codes) : sc_xstrdup("");
+    if (kind == ANS_OUTPUT) {
+        if (!c->expect_accept && !acceptable) {
+            set_result(c, SC_ST_FAIL, "accepted, expected rejection with %s", want);
+        } else if (c->expect_accept && c->expect_output != NULL &&
+                   !sc_json_equal(c->expect_output, out)) {
+            sc_buf path = {0}, msg = {0};
+            sc_buf_puts(&path, "$");
+            describe_diff(c->expect_output, out, &path, &msg);
+            set_result(c, SC_ST_FAIL, "accepted, but the output differs: %s",
+                       sc_buf_str(&msg));
+            sc_buf_free(&path);
+            sc_buf_free(&msg);
+        } else {
+            set_status(c, SC_ST_PASS);
+        }
+    } else {
+        sc_code k = sc_code_from_name(code);
+        if (k == SC_CODE_COUNT_ || k == SC_OK) {
+            char *b = sc_utf8_sanitize(code, strlen(code), 0);
+            set_result(c, SC_ST_FAIL, "rejected with \"%s\", which is not an error code", b);
+            free(b);
+        } else if (c->expect_accept) {
+            if (acceptable)
+                set_status(c, SC_ST_PASS);
+            else
+                set_result(c, SC_ST_FAIL, "rejected with %s, expected acceptance", code);
+        } else if (array_has(c->error_codes, code)) {
+            set_status(c, SC_ST_PASS);
+        } else {
+            set_result(c, SC_ST_FAIL, "rejected with %s, expected %s", code, want);
+        }
+    }
+    free(want);
+}
+
+/* An object with exactly one member, key, holding a string: its value. */
+static const char *only_string(const sc_json *o, const char *key)
+{
+    if (o == NULL || o->type != SC_JSON_OBJECT || o->length != 1)
+        return NULL;
+    return sc_json_cstr(sc_json_get(o, key));
+}
+
+/* A one-shot call: the exit status says which answer stdout holds. */
+static void judge_process(const sc_run *r, sc_case *c, const sc_proc *p)
+{
+    c->start_ms = p->start_ms;
+    c->end_ms = p->end_ms;
     c->duration_ms = p->end_ms - p->start_ms;
     c->stderr_excerpt = excerpt(p);
     if (WIFEXITED(p->status))
@@ -569,26 +947,32 @@ static void judge(sc_case *c, const sc_proc *p, double timeout_s)
         c->signal = WTERMSIG(p->status);
 
     if (p->timed_out) {
-        set_result(c, SC_ST_FAIL, "crash: timed out after %g s (process group killed)",
-                   timeout_s);
+        crash(c, "timed out after %g s (process group killed)", r->timeout_s);
         return;
     }
     if (c->signal != 0) {
-        set_result(c, SC_ST_FAIL, "crash: killed by signal %d (%s)", c->signal,
-                   strsignal(c->signal));
+        crash(c, "killed by signal %d (%s)", c->signal, strsignal(c->signal));
         return;
     }
     if (p->pipes_held) {
-        set_result(c, SC_ST_FAIL,
-                   "crash: the adapter exited but a descendant kept its output open");
+        crash(c, "the adapter exited but a descendant kept its output open");
         return;
     }
-    if (c->exit_code == 2) {
-        set_result(c, SC_ST_UNSUPPORTED, "adapter: operation or feature unsupported");
+    int v1 = r->adapter_protocol < 2;
+    if (v1 && c->exit_code == SC_PROTO1_EXIT_UNSUPPORTED) {
+        set_result(c, SC_ST_UNSUPPORTED, "adapter: operation or feature unsupported "
+                                         "(protocol 1 exit status 2)");
         return;
     }
-    if (c->exit_code != 0 && c->exit_code != 1) {
-        set_result(c, SC_ST_FAIL, "crash: exit status %d", c->exit_code);
+    if (!v1 && c->exit_code == SC_PROTO1_EXIT_UNSUPPORTED) {
+        crash(c, "exit status 2 (in protocol 2 that is a crash or a usage error, not "
+                 "\"unsupported\": answer {\"unsupported\": \"<reason>\"} with exit "
+                 "status 77)");
+        return;
+    }
+    if (c->exit_code != SC_PROTO_EXIT_OK && c->exit_code != SC_PROTO_EXIT_REJECTED &&
+        (v1 || c->exit_code != SC_PROTO_EXIT_UNSUPPORTED)) {
+        crash(c, "exit status %d", c->exit_code);
         return;
     }
     if (p->out_total > SC_PROC_STDOUT_MAX) {
@@ -610,48 +994,69 @@ static void judge(sc_case *c, const sc_proc *p, double timeout_s)
         sc_json_free(out);
         return;
     }
-    int acceptable = strcmp(c->kind, "acceptable") == 0;
-    char *want = c->error_codes ? codes_text(c->error_codes) : sc_xstrdup("");
-
-    if (c->exit_code == 0) {
-        if (!c->expect_accept && !acceptable) {
-            set_result(c, SC_ST_FAIL, "accepted, expected rejection with %s", want);
-        } else if (c->expect_accept && c->expect_output != NULL &&
-                   !sc_json_equal(c->expect_output, out)) {
-            sc_buf path = {0}, msg = {0};
-            sc_buf_puts(&path, "$");
-            describe_diff(c->expect_output, out, &path, &msg);
-            set_result(c, SC_ST_FAIL, "accepted, but the output differs: %s",
-                       sc_buf_str(&msg));
-            sc_buf_free(&path);
-            sc_buf_free(&msg);
-        } else {
-            set_status(c, SC_ST_PASS);
-        }
-    } else {
-        const sc_json *code_v = obj_get(out, "error");
-        const char *code = sc_json_cstr(code_v);
-        sc_code k = sc_code_from_name(code);
-        if (out->length != 1 || code == NULL) {
+    if (c->exit_code == SC_PROTO_EXIT_OK) {
+        judge_answer(r, c, ANS_OUTPUT, out, NULL, NULL);
+    } else if (c->exit_code == SC_PROTO_EXIT_REJECTED) {
+        const char *code = only_string(out, "error");
+        if (code == NULL)
             set_result(c, SC_ST_FAIL,
                        "exit status 1, but stdout is not {\"error\": \"<code>\"}");
-        } else if (k == SC_CODE_COUNT_ || k == SC_OK) {
-            char *b = brief(code_v);
-            set_result(c, SC_ST_FAIL, "rejected with %s, which is not an error code", b);
-            free(b);
-        } else if (c->expect_accept) {
-            if (acceptable)
-                set_status(c, SC_ST_PASS);
-            else
-                set_result(c, SC_ST_FAIL, "rejected with %s, expected acceptance", code);
-        } else if (array_has(c->error_codes, code)) {
-            set_status(c, SC_ST_PASS);
-        } else {
-            set_result(c, SC_ST_FAIL, "rejected with %s, expected %s", code, want);
-        }
+        else
+            judge_answer(r, c, ANS_ERROR, NULL, code, NULL);
+    } else {
+        const char *why = only_string(out, "unsupported");
+        if (why == NULL)
+            set_result(c, SC_ST_FAIL, "exit status 77, but stdout is not "
+                                      "{\"unsupported\": \"<reason>\"}");
+        else
+            judge_answer(r, c, ANS_UNSUPPORTED, NULL, NULL, why);
     }
-    free(want);
     sc_json_free(out);
+}
+
+/* A persistent response line: {"seq": N, "output"|"error"|"unsupported": ...}.
+ * Returns 0 when the line was a well-formed response to seq (the case is
+ * judged), -1 when it broke the protocol (the case failed as a crash). */
+static int judge_response(const sc_run *r, sc_case *c, const char *line, size_t len,
+                          unsigned long seq)
+{
+    sc_json *doc = NULL;
+    sc_error err;
+    sc_error_clear(&err);
+    if (sc_json_parse(line, len, &doc, &err) != SC_OK) {
+        crash(c, "the persistent adapter's response is not one JSON value: %s",
+              err.message);
+        return -1;
+    }
+    uint64_t got = 0;
+    const sc_json *output = obj_get(doc, "output");
+    const char *code = sc_json_cstr(obj_get(doc, "error"));
+    const char *why = sc_json_cstr(obj_get(doc, "unsupported"));
+    int rc = 0;
+    if (doc->type != SC_JSON_OBJECT || !sc_json_uint53(obj_get(doc, "seq"), &got)) {
+        crash(c, "the persistent adapter's response has no integer \"seq\"");
+        rc = -1;
+    } else if (got != seq) {
+        crash(c, "the persistent adapter answered seq %llu to request %lu%s",
+              (unsigned long long)got, seq,
+              got + 1 == seq ? " (a second answer to the request before)" : "");
+        rc = -1;
+    } else if (doc->length != 2 || (output == NULL && code == NULL && why == NULL)) {
+        crash(c, "the persistent adapter's response is not {\"seq\", and one of "
+                 "\"output\" (an object), \"error\" or \"unsupported\" (strings)}");
+        rc = -1;
+    } else if (output != NULL && output->type != SC_JSON_OBJECT) {
+        set_result(c, SC_ST_FAIL, "\"output\" is a JSON %s, not an object",
+                   sc_json_type_name(output));
+    } else if (output != NULL) {
+        judge_answer(r, c, ANS_OUTPUT, output, NULL, NULL);
+    } else if (code != NULL) {
+        judge_answer(r, c, ANS_ERROR, NULL, code, NULL);
+    } else {
+        judge_answer(r, c, ANS_UNSUPPORTED, NULL, NULL, why);
+    }
+    sc_json_free(doc);
+    return rc;
 }
 
 static void apply_xfail(sc_case *c)
@@ -661,6 +1066,14 @@ static void apply_xfail(sc_case *c)
     if (c->status == SC_ST_PASS) {
         set_result(c, SC_ST_XPASS, "passed, but listed as an expected failure (%s)",
                    c->xfail_reason);
+    } else if (c->status == SC_ST_FAIL && c->crashed && !c->xfail_crash) {
+        char *why = c->reason;
+        c->reason = NULL;
+        set_result(c, SC_ST_FAIL,
+                   "%s (listed as an expected failure, but a crash is worse than the "
+                   "failure listed: start the entry's reason with \"crash:\" to allow it)",
+                   why ? why : "crash");
+        free(why);
     } else if (c->status == SC_ST_FAIL) {
         char *why = c->reason;
         c->reason = NULL;
@@ -668,8 +1081,6 @@ static void apply_xfail(sc_case *c)
         free(why);
     }
 }
-
-/* Checks that need no adapter: returns 1 when the case is settled. */
 static int precheck(const sc_run *r, sc_case *c)
 {
     if (c->load_error != NULL) {
@@ -738,6 +1149,12 @@ static void print_case(const sc_run *r, const sc_case *c)
 {
     if (c->status == SC_ST_PASS && !r->verbose)
         return;
+    /* unsupported cases are summed up per area, unless --verbose */
+    if (c->status == SC_ST_UNSUPPORTED && !r->verbose)
+        return;
+    if (r->quiet && c->status != SC_ST_FAIL && c->status != SC_ST_XPASS &&
+        c->status != SC_ST_ERROR)
+        return;
     char up[16];
     const char *name = sc_status_name(c->status);
     size_t i = 0;
@@ -767,19 +1184,42 @@ static void print_case(const sc_run *r, const sc_case *c)
     }
 }
 
-void sc_tally_range(const sc_run *r, size_t from, size_t to, sc_tally *t)
+/* One line per area with unsupported cases: how many, and why (each
+ * distinct reason with its count, in order of first appearance). */
+static void print_unsupported(const sc_run *r)
 {
-    memset(t, 0, sizeof *t);
-    for (size_t i = from; i < to; i++) {
-        switch (r->selected[i]->status) {
-        case SC_ST_PASS: t->pass++; break;
-        case SC_ST_FAIL: t->fail++; break;
-        case SC_ST_XFAIL: t->xfail++; break;
-        case SC_ST_XPASS: t->xpass++; break;
-        case SC_ST_UNSUPPORTED: t->unsupported++; break;
-        case SC_ST_ERROR: t->error++; break;
-        case SC_ST_PENDING: break;
+    size_t from = 0;
+    while (from < r->nselected) {
+        size_t to = from;
+        while (to < r->nselected &&
+               strcmp(r->selected[to]->area, r->selected[from]->area) == 0)
+            to++;
+        size_t n = 0;
+        sc_buf line = {0};
+        for (size_t i = from; i < to; i++) {
+            const sc_case *c = r->selected[i];
+            if (c->status != SC_ST_UNSUPPORTED)
+                continue;
+            n++;
+            int seen = 0;
+            for (size_t j = from; j < i && !seen; j++)
+                seen = r->selected[j]->status == SC_ST_UNSUPPORTED &&
+                       strcmp(r->selected[j]->reason, c->reason) == 0;
+            if (seen)
+                continue;
+            size_t same = 0;
+            for (size_t j = i; j < to; j++)
+                same += r->selected[j]->status == SC_ST_UNSUPPORTED &&
+                        strcmp(r->selected[j]->reason, c->reason) == 0;
+            char *why = for_terminal(c->reason, strlen(c->reason));
+            sc_buf_printf(&line, "%s%zu: %s", line.len ? "; " : "", same, why);
+            free(why);
         }
+        if (n > 0)
+            printf("%-11s %s/* (%zu case%s, --verbose lists them): %s\n", "UNSUPPORTED",
+                   r->selected[from]->area, n, n == 1 ? "" : "s", sc_buf_str(&line));
+        sc_buf_free(&line);
+        from = to;
     }
 }
 
@@ -801,75 +1241,89 @@ static void print_summary(const sc_run *r)
     }
 }
 
-/* ---- the run loop ------------------------------------------------------ */
+/* ---- one process per case ---------------------------------------------- */
 
 typedef struct job {
     sc_proc proc;
     sc_case *c;
     char *work;
     int active;
+    /* persistent mode */
+    int running;        /* proc holds a started adapter */
+    unsigned long seq;  /* of the request in flight */
 } job;
 
-static void finish_job(const sc_run *r, job *j)
+static void remove_work(job *j)
 {
-    judge(j->c, &j->proc, r->timeout_s);
-    apply_xfail(j->c);
-    sc_proc_release(&j->proc);
-    if (sc_rmtree(j->work) != 0)
+    if (j->work != NULL && sc_rmtree(j->work) != 0)
         fprintf(stderr, "warning: cannot remove work directory %s: %s\n", j->work,
                 strerror(errno));
     free(j->work);
     j->work = NULL;
-    j->active = 0;
 }
 
-static void run_cases(sc_run *r, size_t nbase, const char *tmp)
+/* The next case that needs the adapter, with its fresh work directory; the
+ * cases settled without it (precheck) are judged on the way.  NULL: none. */
+static sc_case *next_case(const sc_run *r, size_t *next, const char *tmp, char **work)
+{
+    while (*next < r->nselected) {
+        sc_case *c = r->selected[(*next)++];
+        if (precheck(r, c)) {
+            apply_xfail(c);
+            continue;
+        }
+        sc_buf tmpl = {0};
+        sc_buf_printf(&tmpl, "%s/case-XXXXXX", tmp);
+        if (mkdtemp(tmpl.data) == NULL) {
+            set_result(c, SC_ST_ERROR, "cannot create a work directory: %s",
+                       strerror(errno));
+            sc_buf_free(&tmpl);
+            continue;
+        }
+        *work = tmpl.data;
+        return c;
+    }
+    return NULL;
+}
+
+static void print_ready(const sc_run *r, size_t *printed)
+{
+    while (*printed < r->nselected && r->selected[*printed]->status != SC_ST_PENDING)
+        print_case(r, r->selected[(*printed)++]);
+    fflush(stdout);
+}
+
+static void run_oneshot(sc_run *r, const char *tmp)
 {
     job *jobs = sc_xmalloc(sizeof *jobs * (size_t)r->jobs);
     sc_proc **procs = sc_xmalloc(sizeof *procs * (size_t)r->jobs);
     memset(jobs, 0, sizeof *jobs * (size_t)r->jobs);
     size_t next = 0, printed = 0;
     for (;;) {
-        /* fill free slots */
         for (int s = 0; s < r->jobs && next < r->nselected && !stop_signal; s++) {
             if (jobs[s].active)
                 continue;
-            while (next < r->nselected) {
-                sc_case *c = r->selected[next++];
-                if (precheck(r, c)) {
-                    apply_xfail(c);
-                    continue;
-                }
-                sc_buf tmpl = {0};
-                sc_buf_printf(&tmpl, "%s/case-XXXXXX", tmp);
-                if (mkdtemp(tmpl.data) == NULL) {
-                    set_result(c, SC_ST_ERROR, "cannot create a work directory: %s",
-                               strerror(errno));
-                    sc_buf_free(&tmpl);
-                    continue;
-                }
-                char **argv = adapter_argv_for(r, nbase, c->operation, c->dir, tmpl.data);
-                if (sc_proc_start(&jobs[s].proc, argv, NULL,
-                                  r->timeout_s * 1000.0) != 0) {
+            sc_case *c;
+            char *work = NULL;
+            while ((c = next_case(r, &next, tmp, &work)) != NULL) {
+                char **argv = adapter_argv_for(r, c->operation, c->dir, work);
+                int started = sc_proc_start(&jobs[s].proc, argv, NULL,
+                                            r->timeout_s * 1000.0);
+                free(argv);
+                if (started != 0) {
                     set_result(c, SC_ST_ERROR, "cannot start the adapter: %s",
                                strerror(errno));
-                    free(argv);
-                    sc_rmtree(tmpl.data);
-                    sc_buf_free(&tmpl);
+                    sc_rmtree(work);
+                    free(work);
                     continue;
                 }
-                free(argv);
                 jobs[s].c = c;
-                jobs[s].work = tmpl.data;
+                jobs[s].work = work;
                 jobs[s].active = 1;
                 break;
             }
         }
-        /* print what is complete, in order */
-        while (printed < r->nselected && r->selected[printed]->status != SC_ST_PENDING)
-            print_case(r, r->selected[printed++]);
-        fflush(stdout);
-
+        print_ready(r, &printed);
         size_t n = 0;
         for (int s = 0; s < r->jobs; s++)
             if (jobs[s].active)
@@ -882,42 +1336,281 @@ static void run_cases(sc_run *r, size_t nbase, const char *tmp)
                 if (!jobs[s].active)
                     continue;
                 sc_proc_release(&jobs[s].proc);
-                sc_rmtree(jobs[s].work);
-                free(jobs[s].work);
+                remove_work(&jobs[s]);
                 jobs[s].active = 0;
             }
             break;
         }
-        for (int s = 0; s < r->jobs; s++)
-            if (jobs[s].active && jobs[s].proc.done)
-                finish_job(r, &jobs[s]);
+        for (int s = 0; s < r->jobs; s++) {
+            job *j = &jobs[s];
+            if (!j->active || !j->proc.done)
+                continue;
+            judge_process(r, j->c, &j->proc);
+            apply_xfail(j->c);
+            sc_proc_release(&j->proc);
+            remove_work(j);
+            j->active = 0;
+        }
     }
     free(jobs);
     free(procs);
 }
 
+/* ---- persistent adapters (README 3.8) ----------------------------------- */
+
+static int start_persistent(sc_run *r, job *j)
+{
+    char **argv = adapter_argv_for(r, "--persistent", NULL, NULL);
+    int rc = sc_proc_start_io(&j->proc, argv, NULL, r->timeout_s * 1000.0, 1);
+    free(argv);
+    if (rc == 0)
+        j->running = 1;
+    return rc;
+}
+
+static void stop_persistent(job *j)
+{
+    if (j->running)
+        sc_proc_release(&j->proc);
+    j->running = 0;
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Send the request of j->c; 0, or -1 when the adapter is gone. */
+static int send_request(job *j)
+{
+    sc_json *req = jmust(sc_json_new_object());
+    jput(req, "seq", sc_json_new_number((double)j->seq));
+    jput(req, "operation", sc_json_new_string(j->c->operation));
+    jput(req, "case", sc_json_new_string(j->c->dir));
+    jput(req, "work", sc_json_new_string(j->work));
+    char *text = NULL;
+    size_t len = 0;
+    int rc = -1;
+    if (sc_json_write_compact(req, &text, &len, NULL) == SC_OK && text != NULL) {
+        sc_buf line = {0};
+        sc_buf_add(&line, text, len);
+        sc_buf_add(&line, "\n", 1);
+        /* the answer and the diagnostics of this request only */
+        j->proc.out.len = 0;
+        j->proc.out_total = 0;
+        j->proc.err.len = 0;
+        j->proc.err_total = 0;
+        j->proc.start_ms = sc_now_ms();
+        rc = write_all(j->proc.in_fd, line.data, line.len);
+        sc_buf_free(&line);
+    }
+    free(text);
+    sc_json_free(req);
+    return rc;
+}
+
+static void persistent_done(sc_run *r, job *j)
+{
+    sc_case *c = j->c;
+    c->start_ms = j->proc.start_ms;
+    c->end_ms = sc_now_ms();
+    c->duration_ms = c->end_ms - c->start_ms;
+    c->stderr_excerpt = excerpt(&j->proc);
+    apply_xfail(c);
+    remove_work(j);
+    j->active = 0;
+    (void)r;
+}
+
+static void run_persistent(sc_run *r, const char *tmp)
+{
+    job *jobs = sc_xmalloc(sizeof *jobs * (size_t)r->jobs);
+    sc_proc **procs = sc_xmalloc(sizeof *procs * (size_t)r->jobs);
+    memset(jobs, 0, sizeof *jobs * (size_t)r->jobs);
+    size_t next = 0, printed = 0;
+    for (;;) {
+        for (int s = 0; s < r->jobs && next < r->nselected && !stop_signal; s++) {
+            job *j = &jobs[s];
+            if (j->active)
+                continue;
+            char *work = NULL;
+            sc_case *c = next_case(r, &next, tmp, &work);
+            if (c == NULL)
+                break;
+            j->c = c;
+            j->work = work;
+            j->seq++;
+            /* a fresh adapter when none runs, and one retry when the old one
+             * turns out to be gone (it may have exited after its last answer) */
+            int sent = -1;
+            for (int attempt = 0; attempt < 2 && sent != 0; attempt++) {
+                if (!j->running && start_persistent(r, j) != 0)
+                    break;
+                sent = send_request(j);
+                if (sent != 0) {
+                    stop_persistent(j);
+                    r->restarts++;
+                }
+            }
+            if (sent != 0) {
+                set_result(c, SC_ST_ERROR, "cannot start the persistent adapter or "
+                                           "send it the request: %s", strerror(errno));
+                remove_work(j);
+                continue;
+            }
+            j->proc.deadline_ms = j->proc.start_ms + r->timeout_s * 1000.0;
+            j->active = 1;
+        }
+        print_ready(r, &printed);
+        size_t n = 0;
+        for (int s = 0; s < r->jobs; s++)
+            if (jobs[s].active)
+                procs[n++] = &jobs[s].proc;
+        if (n == 0)
+            break;
+        sc_proc_pump(procs, n);
+        if (stop_signal) {
+            for (int s = 0; s < r->jobs; s++) {
+                if (jobs[s].active)
+                    remove_work(&jobs[s]);
+                stop_persistent(&jobs[s]);
+                jobs[s].active = 0;
+            }
+            break;
+        }
+        for (int s = 0; s < r->jobs; s++) {
+            job *j = &jobs[s];
+            if (!j->active)
+                continue;
+            sc_proc *p = &j->proc;
+            const char *nl = p->out.len ? memchr(p->out.data, '\n', p->out.len) : NULL;
+            if (nl != NULL) {
+                size_t len = (size_t)(nl - p->out.data);
+                int broken = judge_response(r, j->c, p->out.data, len, j->seq);
+                if (broken == 0 && len + 1 != p->out.len) {
+                    crash(j->c, "the persistent adapter wrote more than one line");
+                    broken = -1;
+                }
+                persistent_done(r, j);
+                if (broken != 0) {
+                    stop_persistent(j);
+                    r->restarts++;
+                }
+            } else if (p->out_total > SC_PROC_STDOUT_MAX) {
+                crash(j->c, "the persistent adapter's response is longer than %zu bytes",
+                      SC_PROC_STDOUT_MAX);
+                persistent_done(r, j);
+                stop_persistent(j);
+                r->restarts++;
+            } else if (p->done || p->exited) {
+                if (p->timed_out)
+                    crash(j->c, "timed out after %g s (the adapter's process group was "
+                                "killed; a fresh adapter takes the next case)",
+                          r->timeout_s);
+                else if (WIFSIGNALED(p->status))
+                    crash(j->c, "the persistent adapter was killed by signal %d (%s) "
+                                "before answering",
+                          WTERMSIG(p->status), strsignal(WTERMSIG(p->status)));
+                else
+                    crash(j->c, "the persistent adapter exited with status %d before "
+                                "answering",
+                          WEXITSTATUS(p->status));
+                if (WIFEXITED(p->status))
+                    j->c->exit_code = WEXITSTATUS(p->status);
+                if (WIFSIGNALED(p->status))
+                    j->c->signal = WTERMSIG(p->status);
+                persistent_done(r, j);
+                stop_persistent(j);
+                r->restarts++;
+            }
+        }
+    }
+    /* EOF on stdin ends a persistent adapter; a short grace, then the kill */
+    for (int s = 0; s < r->jobs; s++) {
+        job *j = &jobs[s];
+        if (!j->running)
+            continue;
+        sc_proc_close_stdin(&j->proc);
+        j->proc.deadline_ms = sc_now_ms() + SC_PROC_LINGER_MS;
+        j->proc.err.len = 0;
+        j->proc.err_total = 0;
+        sc_proc *const one[1] = {&j->proc};
+        while (!j->proc.done && !stop_signal)
+            sc_proc_pump(one, 1);
+        /* A sanitizer's leak report or a crash at exit shows only here: it
+         * fails the run, though no case can be blamed for it. */
+        int st = j->proc.status;
+        if (!stop_signal && (j->proc.timed_out || !WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
+            char *e = excerpt(&j->proc);
+            if (j->proc.timed_out)
+                add_warning(r, "a persistent adapter did not exit within %g s of the end "
+                               "of its input", SC_PROC_LINGER_MS / 1000.0);
+            else if (WIFSIGNALED(st))
+                add_warning(r, "a persistent adapter was killed by signal %d at the end "
+                               "of its input", WTERMSIG(st));
+            else
+                add_warning(r, "a persistent adapter exited with status %d at the end "
+                               "of its input", WEXITSTATUS(st));
+            if (e[0] != '\0')
+                fprintf(stderr, "%s", e);
+            free(e);
+            r->shutdown_failures++;
+        }
+        stop_persistent(j);
+    }
+    free(jobs);
+    free(procs);
+}
+
+void sc_tally_range(const sc_run *r, size_t from, size_t to, sc_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t i = from; i < to; i++) {
+        switch (r->selected[i]->status) {
+        case SC_ST_PASS: t->pass++; break;
+        case SC_ST_FAIL: t->fail++; break;
+        case SC_ST_XFAIL: t->xfail++; break;
+        case SC_ST_XPASS: t->xpass++; break;
+        case SC_ST_UNSUPPORTED: t->unsupported++; break;
+        case SC_ST_ERROR: t->error++; break;
+        case SC_ST_PENDING: break;
+        }
+    }
+}
+
 /* ---- main -------------------------------------------------------------- */
-
-static const char *need_value(int argc, char **argv, int *i, const char *opt)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (*i + 1 >= argc)
-        die_setup("%s needs a value", opt);
-    return argv[++*i];
-}
-
-static int is_opt(const char *arg, const char *opt)
-{
-    size_t n = strlen(opt);
-    return strncmp(arg, opt, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
 
 static void append(const char ***v, size_t *n, const char *s)
 {
     *v = sc_xrealloc((void *)*v, sizeof **v * (*n + 1));
     (*v)[(*n)++] = s;
+}
+
+/* The option an argument names ("--x", "--x=v", "-x"), or NULL. */
+static const opt *find_option(const char *a, const char **inline_value)
+{
+    *inline_value = NULL;
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const opt *o = &options[i];
+        size_t n = strlen(o->name);
+        if (strncmp(a, o->name, n) == 0 && (a[n] == '\0' || (a[n] == '=' && o->argument))) {
+            if (a[n] == '=')
+                *inline_value = a + n + 1;
+            return o;
+        }
+        if (o->shortname != NULL && strcmp(a, o->shortname) == 0)
+            return o;
+    }
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -927,58 +1620,86 @@ int main(int argc, char **argv)
     run.suite_version = SC_CONFORMANCE_VERSION;
     run.timeout_s = 30;
     run.jobs = 2;
-    const char *adapter = NULL, *corpus = NULL, *xfail = NULL;
-    const char *report_json = NULL, *report_junit = NULL;
+    const char *adapter = NULL, *corpus = NULL, *xfail = NULL, *mode = "auto";
+    const char *report_json = NULL, *report_junit = NULL, *report_tap = NULL,
+               *report_github = NULL;
+    const char **words = NULL; /* --adapter-arg and the argv after -- */
+    size_t nwords = 0;
     int list = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (is_opt(a, "--adapter")) {
-            adapter = need_value(argc, argv, &i, "--adapter");
-        } else if (is_opt(a, "--corpus")) {
-            corpus = need_value(argc, argv, &i, "--corpus");
-        } else if (is_opt(a, "--area")) {
-            append(&run.areas, &run.nareas, need_value(argc, argv, &i, "--area"));
-        } else if (is_opt(a, "--case")) {
-            append(&run.case_globs, &run.ncase_globs, need_value(argc, argv, &i, "--case"));
-        } else if (is_opt(a, "--shard")) {
-            run.shard = need_value(argc, argv, &i, "--shard");
-        } else if (is_opt(a, "--suite-version")) {
-            run.suite_filter = need_value(argc, argv, &i, "--suite-version");
-            if (sc_semver_cmp(run.suite_filter, "0.0.0") == -2)
-                die_setup("--suite-version %s: expected MAJOR.MINOR.PATCH", run.suite_filter);
-        } else if (is_opt(a, "--xfail")) {
-            xfail = need_value(argc, argv, &i, "--xfail");
-        } else if (is_opt(a, "--report-json")) {
-            report_json = need_value(argc, argv, &i, "--report-json");
-        } else if (is_opt(a, "--report-junit")) {
-            report_junit = need_value(argc, argv, &i, "--report-junit");
-        } else if (strcmp(a, "--list") == 0) {
-            list = 1;
-        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
-            run.verbose = 1;
-        } else if (is_opt(a, "--timeout")) {
-            const char *v = need_value(argc, argv, &i, "--timeout");
+        if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++)
+                append(&words, &nwords, argv[i]);
+            break;
+        }
+        const char *v = NULL;
+        const opt *o = find_option(a, &v);
+        if (o == NULL) {
+            fprintf(stderr, "scrollcase-conform: unknown argument %s\n", a);
+            usage(stderr);
+            return EXIT_SETUP;
+        }
+        if (o->argument != NULL && v == NULL) {
+            if (i + 1 >= argc)
+                die_setup("%s needs a value (%s)", o->name, o->argument);
+            v = argv[++i];
+        }
+        switch (o->id) {
+        case O_HELP: usage(stdout); return 0;
+        case O_OPTIONS_JSON: return options_json();
+        case O_PROTOCOL_JSON: return protocol_json();
+        case O_ADAPTER: adapter = v; break;
+        case O_ADAPTER_ARG: append(&words, &nwords, v); break;
+        case O_CORPUS: corpus = v; break;
+        case O_AREA: append(&run.areas, &run.nareas, v); break;
+        case O_CASE: append(&run.case_globs, &run.ncase_globs, v); break;
+        case O_SHARD: run.shard = v; break;
+        case O_SUITE_VERSION:
+            run.suite_filter = v;
+            if (sc_semver_cmp(v, "0.0.0") == -2)
+                die_setup("--suite-version %s: expected MAJOR.MINOR.PATCH", v);
+            break;
+        case O_XFAIL: xfail = v; break;
+        case O_MODE:
+            if (strcmp(v, "auto") != 0 && strcmp(v, "oneshot") != 0 &&
+                strcmp(v, "persistent") != 0)
+                die_setup("--mode %s: expected auto, oneshot or persistent", v);
+            mode = v;
+            break;
+        case O_REPORT_JSON: report_json = v; break;
+        case O_REPORT_JUNIT: report_junit = v; break;
+        case O_REPORT_TAP: report_tap = v; break;
+        case O_REPORT_GITHUB: report_github = v; break;
+        case O_LIST: list = 1; break;
+        case O_ALLOW_EMPTY: run.allow_empty = 1; break;
+        case O_QUIET: run.quiet = 1; break;
+        case O_VERBOSE: run.verbose = 1; break;
+        case O_TIMEOUT: {
             char *end;
             run.timeout_s = strtod(v, &end);
             if (end == v || *end != '\0' || !(run.timeout_s > 0) || run.timeout_s > 86400)
                 die_setup("--timeout %s: expected seconds in (0, 86400]", v);
-        } else if (is_opt(a, "--jobs")) {
-            const char *v = need_value(argc, argv, &i, "--jobs");
+            break;
+        }
+        case O_JOBS: {
             char *end;
             long n = strtol(v, &end, 10);
             if (end == v || *end != '\0' || n < 1 || n > 256)
                 die_setup("--jobs %s: expected 1..256", v);
             run.jobs = (int)n;
-        } else {
-            fprintf(stderr, "scrollcase-conform: unknown argument %s\n", a);
-            usage(stderr);
-            return EXIT_SETUP;
+            break;
+        }
         }
     }
+    if (run.quiet && run.verbose)
+        die_setup("--quiet and --verbose exclude each other");
+    if (adapter != NULL && nwords > 0)
+        die_setup("give the adapter either as --adapter CMD or as an argv "
+                  "(--adapter-arg ARG... or after --), not both");
+    if (nwords > 0 && words[0][0] == '\0')
+        die_setup("the adapter's argv starts with an empty word");
 
     if (corpus == NULL)
         corpus = getenv("SCROLLCASE_CORPUS");
@@ -1006,6 +1727,7 @@ int main(int argc, char **argv)
         free(run.corpus_dir);
         free(run.areas);
         free(run.case_globs);
+        free(words);
         return 0;
     }
 
@@ -1014,16 +1736,24 @@ int main(int argc, char **argv)
         apply_xfails(&run, xfail);
     }
 
-    char *adapter_owned = NULL;
-    if (adapter == NULL) {
-        adapter_owned = default_adapter(argv[0]);
-        if (adapter_owned == NULL || access(adapter_owned, X_OK) != 0)
+    const char **argvv = NULL;
+    size_t nargv = 0;
+    if (nwords > 0) {
+        for (size_t i = 0; i < nwords; i++)
+            append(&argvv, &nargv, sc_xstrdup(words[i]));
+    } else if (adapter != NULL) {
+        split_command(adapter, &argvv, &nargv);
+    } else {
+        char *builtin = default_adapter(argv[0]);
+        if (builtin == NULL || access(builtin, X_OK) != 0)
             die_setup("the built-in adapter %s is missing; give --adapter",
-                      adapter_owned ? adapter_owned : "scrollcase-adapter");
-        adapter = adapter_owned;
+                      builtin ? builtin : "scrollcase-adapter");
+        append(&argvv, &nargv, builtin);
     }
-    size_t nbase = 0;
-    run.adapter_argv = split_command(adapter, &nbase);
+    free(words);
+    append(&argvv, &nargv, NULL);
+    run.adapter_argv = (char **)argvv;
+    run.adapter_argc = nargv - 1;
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -1031,6 +1761,7 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a dead persistent adapter: EPIPE, not death */
     if (sc_proc_setup() != 0)
         die_setup("cannot set up child handling: %s", strerror(errno));
 
@@ -1041,16 +1772,23 @@ int main(int argc, char **argv)
     if (mkdtemp(tmp.data) == NULL)
         die_setup("cannot create a temporary directory: %s", strerror(errno));
 
-    hello(&run, nbase);
+    hello(&run, mode);
     const sc_json *impl = obj_get(run.hello, "implementation");
-    printf("scrollcase-conform %s (protocol %s): %s %s (%s), %zu of %zu cases\n",
-           run.suite_version, SC_CONFORM_PROTOCOL,
-           sc_json_cstr(obj_get(impl, "name")), sc_json_cstr(obj_get(impl, "version")),
-           sc_json_cstr(obj_get(impl, "language")), run.nselected, run.corpus.count);
+    if (!run.quiet)
+        printf("scrollcase-conform %s (protocol %s): %s %s (%s, protocol %d, %s), "
+               "%zu of %zu cases\n",
+               run.suite_version, SC_CONFORM_PROTOCOL,
+               sc_json_cstr(obj_get(impl, "name")), sc_json_cstr(obj_get(impl, "version")),
+               sc_json_cstr(obj_get(impl, "language")), run.adapter_protocol,
+               run.persistent ? "persistent" : "one process per case", run.nselected,
+               run.corpus.count);
     fflush(stdout);
 
     double t0 = sc_now_ms();
-    run_cases(&run, nbase, tmp.data);
+    if (run.persistent)
+        run_persistent(&run, tmp.data);
+    else
+        run_oneshot(&run, tmp.data);
     run.wall_ms = sc_now_ms() - t0;
     if (sc_rmtree(tmp.data) != 0)
         fprintf(stderr, "warning: cannot remove %s: %s\n", tmp.data, strerror(errno));
@@ -1060,11 +1798,19 @@ int main(int argc, char **argv)
         return 130;
     }
 
-    print_summary(&run);
+    if (!run.quiet) {
+        if (!run.verbose)
+            print_unsupported(&run);
+        print_summary(&run);
+    }
     int rc = 0;
     if (report_json != NULL && sc_report_json(&run, report_json) != 0)
         rc = EXIT_SETUP;
     if (report_junit != NULL && sc_report_junit(&run, report_junit) != 0)
+        rc = EXIT_SETUP;
+    if (report_tap != NULL && sc_report_tap(&run, report_tap) != 0)
+        rc = EXIT_SETUP;
+    if (report_github != NULL && sc_report_github(&run, report_github) != 0)
         rc = EXIT_SETUP;
 
     sc_tally t;
@@ -1074,13 +1820,19 @@ int main(int argc, char **argv)
     fflush(stderr);
     printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
     fflush(stdout);
-    if (rc == 0 && (failed > 0 || passed + failed == 0))
+    if (rc == 0 && failed > 0)
         rc = EXIT_FAILED;
+    if (rc == 0 && run.shutdown_failures > 0)
+        rc = EXIT_FAILED; /* warned above: an adapter failed at its exit */
+    if (rc == 0 && passed + failed == 0 && !run.allow_empty) {
+        fprintf(stderr, "scrollcase-conform: no case ran (give --allow-empty when an "
+                        "empty selection is fine)\n");
+        rc = EXIT_FAILED;
+    }
 
     for (size_t i = 0; run.adapter_argv[i] != NULL; i++)
         free(run.adapter_argv[i]);
     free(run.adapter_argv);
-    free(adapter_owned);
     for (size_t i = 0; i < run.nxfails; i++) {
         free(run.xfails[i].pattern);
         free(run.xfails[i].reason);

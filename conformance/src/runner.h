@@ -9,14 +9,17 @@
 #include <stddef.h>
 
 #include "corpus.h"
+#include "protocol.h"
 #include "scrollcase/json.h"
 
-#define SC_CONFORM_PROTOCOL "1.1"
-#define SC_CONFORM_PROTOCOL_MAJOR 1
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct sc_xfail {
     char *pattern;
     char *reason;
+    int crash;      /* the reason starts with the word "crash": crashes allowed */
     size_t line;
     size_t matches; /* cases of the whole corpus it names */
 } sc_xfail;
@@ -24,8 +27,13 @@ typedef struct sc_xfail {
 typedef struct sc_run {
     const char *suite_version;
     char *corpus_dir;
-    char **adapter_argv; /* NULL-terminated */
+    char **adapter_argv; /* NULL-terminated, owned */
+    size_t adapter_argc;
     sc_json *hello;      /* the adapter's --hello object, or NULL */
+    int adapter_protocol; /* the major version the adapter announced */
+    int persistent;       /* cases go to long-lived adapters (3.5) */
+    size_t restarts;      /* persistent adapters started again after a crash */
+    size_t shutdown_failures; /* persistent adapters that failed at their exit */
     const char *shard;   /* "i/n" as given, or NULL */
     const char *suite_filter; /* --suite-version, or NULL */
     const char **areas;
@@ -42,6 +50,8 @@ typedef struct sc_run {
     double timeout_s;
     int jobs;
     int verbose;
+    int quiet;
+    int allow_empty;
     double wall_ms;
 } sc_run;
 
@@ -52,8 +62,15 @@ typedef struct sc_tally {
 /* Count the statuses of cases [from, to) of the selection. */
 void sc_tally_range(const sc_run *r, size_t from, size_t to, sc_tally *t);
 
-/* Write the machine-readable reports; return 0, or -1 after a message. */
+/* Write the machine-readable reports; return 0, or -1 after a message.
+ * For TAP and GitHub annotations the path "-" means stdout. */
 int sc_report_json(const sc_run *r, const char *path);
 int sc_report_junit(const sc_run *r, const char *path);
+int sc_report_tap(const sc_run *r, const char *path);
+int sc_report_github(const sc_run *r, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -85,7 +85,7 @@ static void close_fd(int *fd)
 }
 
 /* In the child between fork and exec: only async-signal-safe calls. */
-static void child(char *const argv[], const char *cwd, int out_w, int err_w,
+static void child(char *const argv[], const char *cwd, int in_r, int out_w, int err_w,
                   int report_w)
 {
     int e;
@@ -95,7 +95,7 @@ static void child(char *const argv[], const char *cwd, int out_w, int err_w,
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
 
-    int devnull = open("/dev/null", O_RDONLY);
+    int devnull = in_r >= 0 ? in_r : open("/dev/null", O_RDONLY);
     if (devnull < 0)
         goto fail;
     if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
@@ -119,13 +119,28 @@ fail:
 int sc_proc_start(sc_proc *p, char *const argv[], const char *cwd,
                   double timeout_ms)
 {
+    return sc_proc_start_io(p, argv, cwd, timeout_ms, 0);
+}
+
+int sc_proc_start_io(sc_proc *p, char *const argv[], const char *cwd,
+                     double timeout_ms, int pipe_stdin)
+{
     memset(p, 0, sizeof *p);
-    p->out_fd = p->err_fd = -1;
-    int out[2], err[2], rep[2];
-    if (make_pipe(out) != 0)
+    p->in_fd = p->out_fd = p->err_fd = -1;
+    int in[2] = {-1, -1}, out[2], err[2], rep[2];
+    if (pipe_stdin && make_pipe(in) != 0)
         return -1;
+    if (make_pipe(out) != 0) {
+        int e = errno;
+        close_fd(&in[0]);
+        close_fd(&in[1]);
+        errno = e;
+        return -1;
+    }
     if (make_pipe(err) != 0) {
         int e = errno;
+        close_fd(&in[0]);
+        close_fd(&in[1]);
         close(out[0]);
         close(out[1]);
         errno = e;
@@ -133,6 +148,8 @@ int sc_proc_start(sc_proc *p, char *const argv[], const char *cwd,
     }
     if (make_pipe(rep) != 0) {
         int e = errno;
+        close_fd(&in[0]);
+        close_fd(&in[1]);
         close(out[0]);
         close(out[1]);
         close(err[0]);
@@ -144,6 +161,8 @@ int sc_proc_start(sc_proc *p, char *const argv[], const char *cwd,
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
+        close_fd(&in[0]);
+        close_fd(&in[1]);
         close(out[0]);
         close(out[1]);
         close(err[0]);
@@ -154,10 +173,11 @@ int sc_proc_start(sc_proc *p, char *const argv[], const char *cwd,
         return -1;
     }
     if (pid == 0)
-        child(argv, cwd, out[1], err[1], rep[1]);
+        child(argv, cwd, in[0], out[1], err[1], rep[1]);
 
     /* Both sides call setpgid so the group exists before anyone kills it. */
     (void)setpgid(pid, pid);
+    close_fd(&in[0]);
     close(out[1]);
     close(err[1]);
     close(rep[1]);
@@ -172,6 +192,7 @@ int sc_proc_start(sc_proc *p, char *const argv[], const char *cwd,
         int st;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
+        close_fd(&in[1]);
         close(out[0]);
         close(err[0]);
         errno = child_errno;
@@ -181,6 +202,7 @@ int sc_proc_start(sc_proc *p, char *const argv[], const char *cwd,
     set_flags(out[0], 1, 1);
     set_flags(err[0], 1, 1);
     p->pid = pid;
+    p->in_fd = in[1];
     p->out_fd = out[0];
     p->err_fd = err[0];
     p->start_ms = sc_now_ms();
@@ -343,6 +365,11 @@ void sc_proc_kill(sc_proc *p)
     }
 }
 
+void sc_proc_close_stdin(sc_proc *p)
+{
+    close_fd(&p->in_fd);
+}
+
 void sc_proc_release(sc_proc *p)
 {
     if (p->pid > 0 && !p->exited) {
@@ -353,6 +380,7 @@ void sc_proc_release(sc_proc *p)
         p->pid = 0;
         p->exited = 1;
     }
+    close_fd(&p->in_fd);
     close_fd(&p->out_fd);
     close_fd(&p->err_fd);
     sc_buf_free(&p->out);

@@ -24,6 +24,7 @@
 
 typedef struct sc_proc {
     pid_t pid;   /* also the process group id; 0 once reaped */
+    int in_fd;   /* write end of the child's stdin (persistent mode), or -1 */
     int out_fd;  /* -1 once closed */
     int err_fd;
     sc_buf out;
@@ -54,6 +55,17 @@ int sc_proc_setup(void);
  */
 int sc_proc_start(sc_proc *p, char *const argv[], const char *cwd,
                   double timeout_ms);
+
+/*
+ * The same, but with stdin a pipe whose write end is p->in_fd (blocking,
+ * close-on-exec) when pipe_stdin is set: the persistent adapter mode writes
+ * its requests there.
+ */
+int sc_proc_start_io(sc_proc *p, char *const argv[], const char *cwd,
+                     double timeout_ms, int pipe_stdin);
+
+/* Close the write end of the child's stdin (EOF for a persistent adapter). */
+void sc_proc_close_stdin(sc_proc *p);
 
 /*
  * Wait until at least one of the n processes makes progress (output, exit,

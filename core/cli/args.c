@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrollcase/path.h"
+
 /* ---- the catalogue -------------------------------------------------------------- */
 
 #define F SC_COMPLETE_FILE
@@ -67,6 +69,8 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
     {OPT_TIMEOUT, "--timeout", NULL, "SECONDS", N, NULL, 0, NULL, "a time limit"},
     {OPT_COMPRESSION, "--compression", NULL, "METHOD", C, "deflate|store", 0, NULL,
      "how archive entries are written"},
+    {OPT_JOBS, "--jobs", NULL, "N", N, NULL, 0, NULL,
+     "hashing and compression threads (default: every CPU this process may use)"},
     {OPT_PREPARED, "--prepared", NULL, "DIR", D, NULL, 0, NULL, "run the box prepared in DIR"},
     {OPT_ABSOLUTE, "--absolute", NULL, "X", N, NULL, 0, NULL, "bound on the maximum absolute error"},
     {OPT_RELATIVE, "--relative", NULL, "X", N, NULL, 0, NULL, "bound on the maximum relative error"},
@@ -941,6 +945,10 @@ static int emit(sc_json *v)
     if (v == NULL || sc_json_write(v, &text, &len, &err) != SC_OK) {
         if (v == NULL)
             sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        else if (err.code == SC_E_INVALID_JSON) /* invalid-json is for input only */
+            sc_error_set(&err, SC_E_INTERNAL, NULL,
+                         "cannot write the JSON document (a string in it is not UTF-8); "
+                         "run the command without --json");
         fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(err.code), err.message);
         error_shown = 1;
         rc = EXIT_REJECTED;
@@ -982,12 +990,23 @@ static sc_json *document(int ok, sc_json *error, sc_json *body)
     return d;
 }
 
+/* A string for the failure document: s itself when it is UTF-8, else its
+ * quoted form (sc_path_quote), so the failure document always writes. */
+static sc_json *text_json(const char *s)
+{
+    if (sc_utf8_valid(s, strlen(s)))
+        return sc_json_new_string(s);
+    char q[SC_ERROR_MESSAGE_MAX + SC_ERROR_PATH_MAX];
+    sc_path_quote(s, strlen(s), q, sizeof q);
+    return sc_json_new_string(q);
+}
+
 static sc_json *error_json(const sc_error *err)
 {
     sc_json *e = sc_json_new_object();
     if (e == NULL || sc_json_object_append(e, "code", sc_json_new_string(sc_code_name(err->code))) ||
-        sc_json_object_append(e, "message", sc_json_new_string(err->message)) ||
-        sc_json_object_append(e, "path", err->path[0] ? sc_json_new_string(err->path)
+        sc_json_object_append(e, "message", text_json(err->message)) ||
+        sc_json_object_append(e, "path", err->path[0] ? text_json(err->path)
                                                       : sc_json_new_null())) {
         sc_json_free(e);
         return NULL;

@@ -63,6 +63,7 @@ typedef enum sc_cli_opt {
     OPT_TMPDIR,
     OPT_TIMEOUT,
     OPT_COMPRESSION,
+    OPT_JOBS,
     OPT_PREPARED,
     /* parity and hosts (17-18) */
     OPT_ABSOLUTE,

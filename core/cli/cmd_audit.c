@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "scrollcase/audit.h"
+#include "scrollcase/remedy.h"
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
 #include "scrollcase/file.h"
@@ -290,7 +291,7 @@ static int cmd_licenses(sc_cli_args *a)
         c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
     if (c == SC_OK && !sc_is_file(lock_path))
         c = sc_error_set(&err, SC_E_MISSING_LOCK, lock_path,
-                         "%s has no pixi.lock: run scrollcase lock first", dir);
+                         "%s has no pixi.lock: run `" SC_REMEDY_LOCK "` first", dir);
     sc_pixi_lock *lock = NULL;
     unsigned char md[SC_SHA256_LEN];
     char lock_hex[65];

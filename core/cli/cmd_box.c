@@ -29,6 +29,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/keys.h"
+#include "scrollcase/path.h"
 #include "scrollcase/run.h"
 #include "scrollcase/trust.h"
 
@@ -63,12 +64,46 @@ static int default_trust(sc_cli_args *a)
 
 /* ---- shared steps ---------------------------------------------------------------- */
 
+/*
+ * --json names local paths as JSON strings, which hold only UTF-8: a path
+ * operand or option value that is not valid UTF-8 is refused before anything
+ * is read or written (docs/cli.md, "Paths in JSON output") -> unsafe-path.
+ */
+static int json_paths_ok(const sc_cli_args *a)
+{
+    if (!sc_cli_json())
+        return 0;
+    const char *vals[SC_CLI_MAX_POSITIONAL + 8];
+    size_t n = 0;
+    for (int i = 0; i < a->npositional && n < SC_CLI_MAX_POSITIONAL; i++)
+        vals[n++] = a->positional[i];
+    vals[n++] = a->trust;
+    const int opts[] = {OPT_ARCHIVE, OPT_EXTRACTED, OPT_REVOCATIONS, OPT_TMPDIR, OPT_PREPARED};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        vals[n++] = sc_cli_value(a, opts[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (vals[i] == NULL || sc_utf8_valid(vals[i], strlen(vals[i])))
+            continue;
+        char q[512];
+        sc_path_quote(vals[i], strlen(vals[i]), q, sizeof q);
+        sc_error err;
+        sc_error_set(&err, SC_E_UNSAFE_PATH, NULL,
+                     "the path \"%s\" is not valid UTF-8, so --json cannot name it; rename it "
+                     "or run the command without --json", q);
+        return sc_cli_report(&err);
+    }
+    return 0;
+}
+
 /* Trust, revocations, release: 16.1 steps 1-3. */
 static int open_release(const sc_cli_args *a, sc_trust *trust, sc_release *rel)
 {
     sc_error err;
     memset(trust, 0, sizeof *trust);
     memset(rel, 0, sizeof *rel);
+    int prc = json_paths_ok(a);
+    if (prc != 0)
+        return prc;
     if (sc_trust_read_file(a->trust, trust, &err) != SC_OK)
         return sc_cli_report(&err);
     sc_verified_document rev;

@@ -21,6 +21,7 @@
 #include "scrollcase/build.h"
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
+#include "scrollcase/jobs.h"
 #include "scrollcase/json.h"
 #include "scrollcase/scroll.h"
 
@@ -104,6 +105,15 @@ static int cmd_build(sc_cli_args *a)
     const char *comp = sc_cli_value(a, OPT_COMPRESSION);
     if (comp != NULL && strcmp(comp, "deflate") != 0 && strcmp(comp, "store") != 0)
         return sc_cli_usage_error("--compression takes deflate or store, not %s", comp);
+    const char *jobs_text = sc_cli_value(a, OPT_JOBS);
+    unsigned long jobs = 0;
+    if (jobs_text != NULL) {
+        char *end = NULL;
+        jobs = strtoul(jobs_text, &end, 10);
+        if (jobs_text[0] < '1' || jobs_text[0] > '9' || *end != '\0' || jobs > SC_JOBS_MAX)
+            return sc_cli_usage_error("--jobs takes a whole number from 1 to 256, not %s",
+                                      jobs_text);
+    }
     if (a->signer == NULL && a->public_key != NULL)
         return sc_cli_usage_error("%s", "--public-key goes with --signer-command");
     if (a->signer != NULL && a->key_id != NULL)
@@ -120,6 +130,8 @@ static int cmd_build(sc_cli_args *a)
 static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
 {
     const char *comp = sc_cli_value(a, OPT_COMPRESSION);
+    const char *jobs_text = sc_cli_value(a, OPT_JOBS); /* checked by cmd_build */
+    unsigned long jobs = jobs_text != NULL ? strtoul(jobs_text, NULL, 10) : 0;
     sc_error err;
     sc_workspace ws;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
@@ -151,6 +163,7 @@ static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
         o.signer_trust = a->public_key;
         o.no_cuda_audit = (sc_cli_has(a, OPT_NO_CUDA_AUDIT)) != 0;
         o.compression = comp && strcmp(comp, "store") == 0 ? SC_ARCHIVE_STORE : SC_ARCHIVE_DEFLATE;
+        o.jobs = (unsigned)jobs;
         o.progress = print_progress;
         o.progress_ctx = progress_shown;
         o.transfer = sc_cli_progress_event;
@@ -217,7 +230,7 @@ const sc_cli_command sc_cli_build_commands[] = {
                     {OPT_ALLOW_DIRTY, NULL}, {OPT_ENV_PREFIX, NULL}, {OPT_PIXI, NULL},
                     {OPT_CONDA_PACK, NULL}, {OPT_KEY_ID, "refuse unless the key pair is this keyId"},
                     {OPT_SIGNER, NULL}, {OPT_PUBLIC_KEY, NULL}, {OPT_COMPRESSION, NULL},
-                    {OPT_NO_CUDA_AUDIT, NULL}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
+                    {OPT_JOBS, NULL}, {OPT_NO_CUDA_AUDIT, NULL}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
                     {OPT_PROGRESS_FD, NULL}, {OPT_OFFLINE, NULL}),
      NULL, 0, cmd_build, NULL},
     SC_CLI_END,

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "scrollcase/config.h"
+#include "scrollcase/remedy.h"
 #include "scrollcase/envsource.h"
 #include "scrollcase/error.h"
 #include "scrollcase/file.h"
@@ -213,7 +214,7 @@ static void check_keys(doctor *d, const char *keys_dir)
     if (sc_key_paths_in(keys_dir, &paths, &err) != SC_OK ||
         sc_keys_load(paths.private_path, paths.public_path, &key, &err) != SC_OK) {
         add_check(d, "keys", ST_FAILED,
-                  "run `scrollcase keygen` (or sign with --signer-command / --private-key)",
+                  "run `" SC_REMEDY_KEYGEN "`, or sign externally: `" SC_REMEDY_SIGNER "`",
                   "no signing key pair in %s: %s", keys_dir, err.message);
     } else {
         add_check(d, "keys", ST_OK, "", "signing key %s in %s", key.key_id, keys_dir);
@@ -395,7 +396,7 @@ static int cmd_doctor(sc_cli_args *a)
             add_check(&d, "scrolls", ST_OK, "", "%s%s", scrolls, NULL);
         else
             add_check(&d, "scrolls", ST_FAILED,
-                      "run `scrollcase init`, or point --scrolls-dir at your scrolls",
+                      "run `" SC_REMEDY_INIT "`, or point --scrolls-dir at your scrolls",
                       "no scrolls directory at %s%s", scrolls, NULL);
         if (scroll_ref != NULL) {
             sc_error serr;
@@ -442,8 +443,8 @@ static int cmd_doctor(sc_cli_args *a)
             add_check(&d, "pixi", ST_OK, "", "pixi %s at %s", tools.pixi_version, tools.pixi);
         else
             add_check(&d, "pixi", ST_FAILED,
-                      "install the pinned pixi (`scrollcase init --install-toolchain`, "
-                      "https://pixi.sh/) or pass --pixi <path>",
+                      "install the pinned pixi from https://pixi.sh/ into the toolchain "
+                      "directory's bin/ or onto PATH, or name it: `" SC_REMEDY_DOCTOR_PIXI "`",
                       "%s%s", perr.message, NULL);
     }
     {
@@ -452,10 +453,17 @@ static int cmd_doctor(sc_cli_args *a)
                                         &cerr) == SC_OK)
             add_check(&d, "conda-pack", ST_OK, "", "%s%s", tools.conda_pack, NULL);
         else
-            add_check(&d, "conda-pack", ST_FAILED,
+            /* only the lock source packs: a prefix build never needs conda-pack, so
+             * its absence fails doctor only when the lock's tools were asked for */
+            add_check(&d, "conda-pack",
+                      sc_cli_value(a, OPT_PIXI_VERSION) || sc_cli_value(a, OPT_PIXI) ||
+                              sc_cli_value(a, OPT_CONDA_PACK)
+                          ? ST_FAILED
+                          : ST_WARNING,
                       "install conda-pack " SC_CONDA_PACK_VERSION
                       " (`pixi global install conda-pack==" SC_CONDA_PACK_VERSION
-                      "`) or pass --conda-pack <path>",
+                      "`) and check it: `" SC_REMEDY_DOCTOR_CONDA_PACK "`; a build from a "
+                      "prefix does not use it",
                       "%s%s", cerr.message, NULL);
     }
     sc_pixi_tools_free(&tools);

@@ -149,32 +149,41 @@ static int cmd_migrate(sc_cli_args *a)
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
         return sc_cli_report(&err);
     sc_migrate_result r;
-    if (sc_migrate_ref(ws.paths[SC_WS_SCROLLS], a->positional[0], (sc_cli_has(a, OPT_DRY_RUN)) != 0, &r,
-                       &err) != SC_OK) {
+    if (sc_migrate_workspace(ws.paths[SC_WS_SCROLLS], ws.root, a->positional[0],
+                             (sc_cli_has(a, OPT_DRY_RUN)) != 0, &r, &err) != SC_OK) {
         sc_workspace_free(&ws);
         return sc_cli_report(&err);
     }
     int rc = 0;
     if ((sc_cli_has(a, OPT_JSON))) {
         sc_json *o = sc_json_new_object();
-        sc_json *w = sc_json_new_array();
-        int bad = o == NULL || w == NULL;
+        sc_json *w = sc_json_new_array(), *inv = sc_json_new_array();
+        int bad = o == NULL || w == NULL || inv == NULL;
         for (size_t i = 0; !bad && i < r.count; i++)
             bad |= sc_json_array_append(w, sc_json_new_string(r.written[i]));
+        for (size_t i = 0; !bad && i < r.ninventories; i++)
+            bad |= sc_json_array_append(inv, sc_json_new_string(r.inventories[i]));
         bad |= o && sc_json_object_append(o, "dryRun", sc_json_new_bool((sc_cli_has(a, OPT_DRY_RUN)) != 0));
-        if (o && !bad)
+        if (o && !bad) {
             bad |= sc_json_object_append(o, "written", w);
-        else
+            bad |= sc_json_object_append(o, "inventories", inv);
+        } else {
             sc_json_free(w);
+            sc_json_free(inv);
+        }
         if (bad)
             sc_json_free(o);
         rc = bad ? EXIT_REJECTED : sc_cli_print_json(o);
-    } else if (r.count == 0) {
+    } else if (r.count == 0 && r.ninventories == 0) {
         printf("nothing to migrate: %s is already schema v3\n", a->positional[0]);
     } else {
         for (size_t i = 0; i < r.count; i++)
             printf("%s %s/%s\n", (sc_cli_has(a, OPT_DRY_RUN)) != 0 ? "would migrate" : "migrated",
                    ws.paths[SC_WS_SCROLLS], r.written[i]);
+        for (size_t i = 0; i < r.ninventories; i++)
+            printf("%s licence inventory %s/%s\n",
+                   (sc_cli_has(a, OPT_DRY_RUN)) != 0 ? "would migrate" : "migrated", ws.root,
+                   r.inventories[i]);
     }
     sc_migrate_result_free(&r);
     sc_workspace_free(&ws);
@@ -240,8 +249,10 @@ const sc_cli_command sc_cli_main_commands[] = {
     {"migrate", "author", "rewrite v2 scrolls as v3, atomically",
      "Rewrites the schema-v2 scrolls REF names as v3 (schemaVersion and $schema;\n"
      "nothing else changes).  A scroll with a base is migrated with its base and\n"
-     "every sibling that extends it.  Every result must pass v3 validation or\n"
-     "nothing is written (migrate-refused).  --dry-run checks without writing.\n",
+     "every sibling that extends it.  The schema-2 licence inventories the\n"
+     "scrolls declare are converted with them (dependencyLockSha256 becomes\n"
+     "lockSha256).  Every result must pass v3 validation or nothing is written\n"
+     "(migrate-refused).  --dry-run checks without writing.\n",
      SC_CLI_OPERANDS({"REF", 1, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_DRY_RUN, NULL}, {OPT_JSON, NULL}), NULL, 0, cmd_migrate, NULL},
     {"help", "meta", "this text, a command's help, or the option table as JSON",

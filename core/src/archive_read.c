@@ -20,6 +20,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@
 #include <zlib.h>
 
 #include "scrollcase/file.h"
+#include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 
 #ifndef O_CLOEXEC
@@ -48,7 +51,7 @@
 #define CENTRAL_SIZE 46u
 #define LOCAL_SIZE 30u
 
-#define CHUNK 65536
+#define CHUNK 262144 /* one read or inflate step of entry data */
 
 /* ---- hash tables ------------------------------------------------------------ */
 
@@ -1489,8 +1492,99 @@ static sc_code stack_enter(dirstack *st, const char *dir, const sc_zip_entry *e,
     return SC_OK;
 }
 
+/*
+ * Extraction is split in two.  This thread walks the entries in central
+ * directory order and does everything that touches names: directories,
+ * links, and each file created (O_EXCL) and given its mode.  The file's
+ * bytes (read, inflated, CRC-checked, written) are then handed, with the
+ * open descriptor, to a pool of workers (one per CPU); at most XQ_DEPTH
+ * descriptors wait.  Every failure is recorded with its entry's index, no
+ * entry is handed out past the lowest failing one, and every entry handed
+ * out before it is finished, so the error reported is the one a sequential
+ * extraction would report.
+ */
+#define XQ_DEPTH 64
+
+typedef struct xjob {
+    size_t index;
+    int fd;
+    char *full; /* dir/path, for messages (owned) */
+} xjob;
+
+typedef struct xpool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    sc_zip *z;
+    xjob q[XQ_DEPTH];
+    size_t head, tail; /* q[head % XQ_DEPTH] .. q[(tail - 1) % XQ_DEPTH] wait */
+    int done;          /* no more jobs will come */
+    size_t busy;       /* jobs taken and not finished */
+    size_t fail_at;    /* lowest failing entry; SIZE_MAX when none */
+    sc_code fail_code;
+    sc_error fail_err;
+} xpool;
+
+static void xfail(xpool *p, size_t i, sc_code c, const sc_error *err)
+{
+    if (i < p->fail_at) {
+        p->fail_at = i;
+        p->fail_code = c;
+        p->fail_err = *err;
+    }
+}
+
+/* Stream one file's data into fd and close it. */
+static sc_code write_file_data(sc_zip *z, const sc_zip_entry *e, int fd, const char *full,
+                               sc_error *err)
+{
+    fdsink s = {fd, full};
+    sc_code rc = stream_entry(z, e, fd_sink, &s, err);
+    if (close(fd) != 0 && rc == SC_OK) {
+        int en = errno;
+        rc = sc_error_set(err, SC_E_IO, full, "%s: cannot close: %s", full, strerror(en));
+    }
+    return rc;
+}
+
+static void *xworker(void *arg)
+{
+    xpool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->head == p->tail && !p->done)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->head == p->tail)
+            break;
+        xjob j = p->q[p->head % XQ_DEPTH];
+        p->head++;
+        p->busy++;
+        pthread_cond_broadcast(&p->cv);
+        int skip = j.index > p->fail_at;
+        pthread_mutex_unlock(&p->mu);
+        sc_error err;
+        sc_code rc = SC_OK;
+        if (skip)
+            close(j.fd);
+        else
+            rc = write_file_data(p->z, &p->z->entries[j.index], j.fd, j.full, &err);
+        free(j.full);
+        pthread_mutex_lock(&p->mu);
+        if (rc != SC_OK)
+            xfail(p, j.index, rc, &err);
+        p->busy--;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/*
+ * Create entry e under dir.  A file is created and its mode set; with a pool
+ * its descriptor is returned in *fd_out for the data (else the data is
+ * written here).
+ */
 static sc_code extract_one(sc_zip *z, dirstack *st, const char *dir, const sc_zip_entry *e,
-                           sc_error *err)
+                           int *fd_out, char **full_out, sc_error *err)
 {
     const char *slash = last_slash(e->path, e->path_len);
     size_t parent_len = slash ? (size_t)(slash - e->path) : 0;
@@ -1515,20 +1609,32 @@ static sc_code extract_one(sc_zip *z, dirstack *st, const char *dir, const sc_zi
             return io_fail(err, dir, e->path, "create file");
         char full[SC_ERROR_PATH_MAX];
         snprintf(full, sizeof full, "%s/%s", dir, e->path);
-        fdsink s = {fd, full};
         if (fchmod(fd, mode) != 0) {
             rc = io_fail(err, dir, e->path, "set the mode of");
             close(fd);
             return rc;
         }
-        rc = stream_entry(z, e, fd_sink, &s, err);
-        if (close(fd) != 0 && rc == SC_OK)
-            rc = io_fail(err, dir, e->path, "close");
+        if (fd_out != NULL) {
+            char *f = strdup(full);
+            if (f == NULL) {
+                close(fd);
+                return sc_error_set(err, SC_E_OUT_OF_MEMORY, dir, "out of memory");
+            }
+            *fd_out = fd;
+            *full_out = f;
+            return SC_OK;
+        }
+        rc = write_file_data(z, e, fd, full, err);
     }
     return rc;
 }
 
 sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
+{
+    return sc_zip_extract_with(z, dir, 0, err);
+}
+
+sc_code sc_zip_extract_with(sc_zip *z, const char *dir, unsigned jobs, sc_error *err)
 {
     sc_error_clear(err);
     if (z == NULL || dir == NULL)
@@ -1537,10 +1643,12 @@ sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
     st.root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (st.root < 0)
         return sc_error_set(err, SC_E_IO, dir, "%s: cannot open: %s", dir, strerror(errno));
-    size_t cap = 1;
-    for (size_t i = 0; i < z->count; i++)
+    size_t cap = 1, files = 0;
+    for (size_t i = 0; i < z->count; i++) {
         if (z->entries[i].path_len + 1 > cap)
             cap = z->entries[i].path_len + 1;
+        files += z->entries[i].type == SC_ZIP_FILE;
+    }
     /* At most one component per two bytes of a path. */
     size_t max_depth = cap / 2 + 1;
     st.path = malloc(cap);
@@ -1549,8 +1657,68 @@ sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
     sc_code rc = SC_OK;
     if (st.path == NULL || st.ends == NULL || st.fds == NULL)
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, dir, "out of memory");
-    for (size_t i = 0; i < z->count && rc == SC_OK; i++)
-        rc = extract_one(z, &st, dir, &z->entries[i], err);
+    size_t nw = sc_jobs_resolve(jobs);
+    if (nw > files)
+        nw = files;
+    xpool *p = NULL;
+    pthread_t *th = NULL;
+    size_t started = 0;
+    if (rc == SC_OK && nw > 1) {
+        p = calloc(1, sizeof *p);
+        th = calloc(nw, sizeof *th);
+        if (p != NULL && th != NULL) {
+            p->z = z;
+            p->fail_at = SIZE_MAX;
+            pthread_mutex_init(&p->mu, NULL);
+            pthread_cond_init(&p->cv, NULL);
+            for (size_t t = 0; t < nw; t++)
+                if (pthread_create(&th[started], NULL, xworker, p) == 0)
+                    started++;
+        }
+    }
+    if (started == 0) {
+        for (size_t i = 0; i < z->count && rc == SC_OK; i++)
+            rc = extract_one(z, &st, dir, &z->entries[i], NULL, NULL, err);
+    } else {
+        for (size_t i = 0; i < z->count; i++) {
+            int fd = -1;
+            char *full = NULL;
+            sc_error e1;
+            sc_code c = extract_one(z, &st, dir, &z->entries[i], &fd, &full, &e1);
+            pthread_mutex_lock(&p->mu);
+            if (c != SC_OK)
+                xfail(p, i, c, &e1);
+            if (c == SC_OK && fd >= 0) {
+                while (p->tail - p->head == XQ_DEPTH)
+                    pthread_cond_wait(&p->cv, &p->mu);
+                xjob j = {i, fd, full};
+                p->q[p->tail % XQ_DEPTH] = j;
+                p->tail++;
+                pthread_cond_broadcast(&p->cv);
+            }
+            int stop = p->fail_at != SIZE_MAX;
+            pthread_mutex_unlock(&p->mu);
+            if (stop)
+                break;
+        }
+        pthread_mutex_lock(&p->mu);
+        p->done = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        for (size_t t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
+        if (p->fail_at != SIZE_MAX) {
+            rc = p->fail_code;
+            if (err != NULL)
+                *err = p->fail_err;
+        }
+    }
+    if (p != NULL && th != NULL) {
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
+    }
+    free(p);
+    free(th);
     (void)stack_pop_to(&st, 0);
     close(st.root);
     free(st.path);

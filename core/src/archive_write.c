@@ -7,10 +7,13 @@
  * path is checked before the first byte goes out.  Each entry is "prepared"
  * (CRC-32, sizes, and for deflate the compressed bytes, spooled to memory up
  * to SC_ARCHIVE_SPOOL_MEMORY and beyond that to a temporary file) and then
- * "emitted" (local header with the final CRC and sizes, then the bytes).  Two
- * worker threads prepare up to AW_WINDOW entries ahead while the calling
- * thread emits in order, so memory stays bounded.  A stored source file is
- * read twice (CRC pass, copy pass); a change between the passes is SC_E_IO.
+ * "emitted" (local header with the final CRC and sizes, then the bytes).  As
+ * many worker threads as jobs (sc_archive_options) prepare up to two entries
+ * each ahead while the calling thread emits in order, so memory stays
+ * bounded.  A file to deflate is probed first (prepare) and stored when
+ * deflate does not make it smaller.  A stored source file is read twice (CRC
+ * pass, copy pass) unless its CRC is known from an earlier read; a change
+ * between the reads is SC_E_IO.
  */
 #include "scrollcase/archive_write.h"
 
@@ -24,6 +27,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 
 #ifndef O_CLOEXEC
@@ -42,10 +46,7 @@
 
 #define AW_CHUNK ((size_t)256 * 1024) /* read / zlib step */
 #define AW_OUT_BUFFER ((size_t)64 * 1024)
-#ifndef AW_WORKERS
-#define AW_WORKERS 2
-#endif
-#define AW_WINDOW 4 /* entries prepared ahead of the writer */
+#define AW_WINDOW 4 /* entries prepared ahead of the writer, at least (2 per worker) */
 
 /* ------------------------------------------------------------------ bytes */
 
@@ -325,10 +326,62 @@ static ssize_t read_some(int fd, unsigned char *buf, size_t len)
     return got;
 }
 
-/* Feed len bytes (and the end when finish) through the deflater into s. */
-static sc_code deflate_feed(z_stream *z, const unsigned char *p, size_t len, int finish,
-                            unsigned char *obuf, aw_spool *s, const char *path, sc_error *err)
+/* Per-thread buffers and deflate state, reused from entry to entry. */
+typedef struct aw_bufs {
+    unsigned char *in, *out, *probe;
+    z_stream z;
+    int zlive;
+} aw_bufs;
+
+static void bufs_free(aw_bufs *b)
 {
+    if (b->zlive)
+        deflateEnd(&b->z);
+    free(b->in);
+    free(b->out);
+    free(b->probe);
+    memset(b, 0, sizeof *b);
+}
+
+static sc_code bufs_init(aw_bufs *b, sc_error *err)
+{
+    memset(b, 0, sizeof *b);
+    b->in = malloc(AW_CHUNK);
+    b->out = malloc(AW_CHUNK);
+    b->probe = malloc(SC_ARCHIVE_PROBE_BYTES);
+    if (b->in == NULL || b->out == NULL || b->probe == NULL) {
+        bufs_free(b);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory writing an archive");
+    }
+    return SC_OK;
+}
+
+/* A fresh raw deflate stream (level 6, window 15, memLevel 8) in b->z. */
+static sc_code deflate_start(aw_bufs *b, const char *path, sc_error *err)
+{
+    int zr;
+    if (b->zlive) {
+        zr = deflateReset(&b->z);
+    } else {
+        memset(&b->z, 0, sizeof b->z);
+        zr = deflateInit2(&b->z, SC_ARCHIVE_DEFLATE_LEVEL, Z_DEFLATED, -15, 8,
+                          Z_DEFAULT_STRATEGY);
+        b->zlive = zr == Z_OK;
+    }
+    if (zr != Z_OK)
+        return sc_error_set(err, zr == Z_MEM_ERROR ? SC_E_OUT_OF_MEMORY : SC_E_INTERNAL, path,
+                            "cannot start deflate for %s", path);
+    return SC_OK;
+}
+
+/*
+ * Feed len bytes (and the end when finish) through b's deflater: into s, or,
+ * when s is NULL, only counted into *counted.
+ */
+static sc_code deflate_feed(aw_bufs *b, const unsigned char *p, size_t len, int finish,
+                            aw_spool *s, uint64_t *counted, const char *path, sc_error *err)
+{
+    z_stream *z = &b->z;
     do {
         size_t step = len > AW_CHUNK ? AW_CHUNK : len;
         z->next_in = (Bytef *)(uintptr_t)p;
@@ -337,26 +390,107 @@ static sc_code deflate_feed(z_stream *z, const unsigned char *p, size_t len, int
         len -= step;
         int flush = (finish && len == 0) ? Z_FINISH : Z_NO_FLUSH;
         do {
-            z->next_out = obuf;
+            z->next_out = b->out;
             z->avail_out = (uInt)AW_CHUNK;
             if (deflate(z, flush) == Z_STREAM_ERROR)
                 return sc_error_set(err, SC_E_INTERNAL, path, "deflate failed on %s", path);
             size_t have = AW_CHUNK - z->avail_out;
-            if (have > 0) {
-                sc_code rc = spool_add(s, obuf, have, path, err);
+            if (have > 0 && s != NULL) {
+                sc_code rc = spool_add(s, b->out, have, path, err);
                 if (rc != SC_OK)
                     return rc;
             }
+            if (counted != NULL)
+                *counted += have;
         } while (z->avail_out == 0);
     } while (len > 0);
     return SC_OK;
 }
 
+/* The bytes of one entry, from memory or from its source file. */
+typedef struct aw_reader {
+    const sc_archive_entry *e;
+    int fd;
+    size_t at; /* in memory: bytes handed out */
+    const char *name;
+} aw_reader;
+
+/* Up to len bytes (0 at the end). */
+static sc_code reader_get(aw_reader *r, unsigned char *buf, size_t len, size_t *got,
+                          sc_error *err)
+{
+    if (r->e->source == NULL) {
+        size_t left = r->e->data_len - r->at;
+        *got = left < len ? left : len;
+        memcpy(buf, (const unsigned char *)r->e->data + r->at, *got);
+        r->at += *got;
+        return SC_OK;
+    }
+    ssize_t n = read_some(r->fd, buf, len);
+    if (n < 0)
+        return sc_error_set(err, SC_E_IO, r->name, "cannot read %s: %s", r->name,
+                            strerror(errno));
+    *got = (size_t)n;
+    return SC_OK;
+}
+
+/* Fill buf with up to len bytes, short only at the end. */
+static sc_code reader_fill(aw_reader *r, unsigned char *buf, size_t len, size_t *got,
+                           sc_error *err)
+{
+    *got = 0;
+    while (*got < len) {
+        size_t n;
+        sc_code rc = reader_get(r, buf + *got, len - *got, &n, err);
+        if (rc != SC_OK)
+            return rc;
+        if (n == 0)
+            break;
+        *got += n;
+    }
+    return SC_OK;
+}
+
+/* The rest of the entry through the CRC (and the deflater when zlive). */
+static sc_code reader_drain(aw_reader *r, aw_item *it, aw_bufs *b, int deflating, aw_spool *s,
+                            sc_error *err)
+{
+    for (;;) {
+        size_t got;
+        sc_code rc = reader_get(r, b->in, AW_CHUNK, &got, err);
+        if (rc != SC_OK)
+            return rc;
+        it->crc = crc_update(it->crc, b->in, got);
+        it->usize += got;
+        if (deflating) {
+            rc = deflate_feed(b, b->in, got, got == 0, s, NULL, r->name, err);
+            if (rc != SC_OK)
+                return rc;
+        }
+        if (got == 0)
+            return SC_OK;
+    }
+}
+
+/* Method 0 after all: drop what was deflated. */
+static void fall_back_to_stored(aw_item *it, aw_spool *s)
+{
+    spool_free(s);
+    it->method = 0;
+    it->csize = it->usize;
+}
+
 /*
  * Prepare one entry: CRC-32, sizes, method, mode; deflated bytes into s.
- * Thread-safe: touches only it, s, err and the entry's bytes.
+ * Thread-safe: touches only it, s, b, err and the entry's bytes.
+ *
+ * A file to deflate is first probed: its first SC_ARCHIVE_PROBE_BYTES (or
+ * all of it, when shorter) are deflated as a stream of their own.  When
+ * that does not come out smaller, the entry is stored without deflating the
+ * rest.  Otherwise the whole file is deflated (the probe was the whole file
+ * when it was short), and stored after all when the result is not smaller.
  */
-static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, sc_error *err)
+static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, aw_bufs *b, sc_error *err)
 {
     const sc_archive_entry *e = it->e;
     const char *name = e->source != NULL ? e->source : e->path;
@@ -368,62 +502,85 @@ static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, sc_error *er
         it->method = (deflate_files && !e->stored) ? 8 : 0;
     }
     it->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    it->usize = 0;
     if (e->source == NULL && it->method == 0) {
         it->crc = crc_update(it->crc, e->data, e->data_len);
         it->usize = it->csize = e->data_len;
         return SC_OK;
     }
-    unsigned char *inbuf = NULL, *obuf = NULL;
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    int zlive = 0, fd = -1;
+    if (e->source != NULL && it->method == 0 && e->crc_known) {
+        /* Read once, while it is copied (copy_stored_source checks it). */
+        it->crc = e->crc;
+        it->usize = it->csize = e->size;
+        return SC_OK;
+    }
+    aw_reader r = {e, -1, 0, name};
     sc_code rc = SC_OK;
-    inbuf = malloc(AW_CHUNK);
-    obuf = malloc(AW_CHUNK);
-    if (inbuf == NULL || obuf == NULL) {
-        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory archiving %s", name);
+    if (e->source != NULL)
+        rc = open_source(e->source, &r.fd, err);
+    if (rc == SC_OK && it->method == 0) {
+        rc = reader_drain(&r, it, b, 0, s, err);
+        it->csize = it->usize;
         goto done;
     }
-    if (it->method == 8) {
-        int zr = deflateInit2(&z, SC_ARCHIVE_DEFLATE_LEVEL, Z_DEFLATED, -15, 8,
-                              Z_DEFAULT_STRATEGY);
-        if (zr != Z_OK) {
-            rc = sc_error_set(err, zr == Z_MEM_ERROR ? SC_E_OUT_OF_MEMORY : SC_E_INTERNAL,
-                              name, "cannot start deflate for %s", name);
+    /* The probe. */
+    size_t head = 0, more = 0;
+    if (rc == SC_OK)
+        rc = reader_fill(&r, b->probe, SC_ARCHIVE_PROBE_BYTES, &head, err);
+    if (rc == SC_OK && head == SC_ARCHIVE_PROBE_BYTES)
+        rc = reader_fill(&r, b->in, AW_CHUNK, &more, err);
+    if (rc != SC_OK)
+        goto done;
+    it->crc = crc_update(it->crc, b->probe, head);
+    it->usize = head;
+    if (more == 0) { /* the probe is the whole file */
+        rc = deflate_start(b, name, err);
+        if (rc == SC_OK)
+            rc = deflate_feed(b, b->probe, head, 1, s, NULL, name, err);
+        if (rc == SC_OK) {
+            it->csize = s->len;
+            if (it->csize >= it->usize)
+                fall_back_to_stored(it, s);
+        }
+        goto done;
+    }
+    uint64_t probed = 0;
+    rc = deflate_start(b, name, err);
+    if (rc == SC_OK)
+        rc = deflate_feed(b, b->probe, head, 1, NULL, &probed, name, err);
+    if (rc != SC_OK)
+        goto done;
+    if (probed >= head) { /* stored: no deflating of the rest */
+        it->method = 0;
+        if (e->source != NULL && e->crc_known) {
+            it->crc = e->crc;
+            it->usize = it->csize = e->size;
             goto done;
         }
-        zlive = 1;
+        it->crc = crc_update(it->crc, b->in, more);
+        it->usize += more;
+        rc = reader_drain(&r, it, b, 0, s, err);
+        it->csize = it->usize;
+        goto done;
     }
-    it->usize = 0;
-    if (e->source == NULL) {
-        it->crc = crc_update(it->crc, e->data, e->data_len);
-        it->usize = e->data_len;
-        rc = deflate_feed(&z, e->data, e->data_len, 1, obuf, s, name, err);
-    } else {
-        rc = open_source(e->source, &fd, err);
-        while (rc == SC_OK) {
-            ssize_t got = read_some(fd, inbuf, AW_CHUNK);
-            if (got < 0) {
-                rc = sc_error_set(err, SC_E_IO, name, "cannot read %s: %s", name,
-                                  strerror(errno));
-                break;
-            }
-            it->crc = crc_update(it->crc, inbuf, (size_t)got);
-            it->usize += (uint64_t)got;
-            if (zlive)
-                rc = deflate_feed(&z, inbuf, (size_t)got, got == 0, obuf, s, name, err);
-            if (got == 0)
-                break;
-        }
+    rc = deflate_start(b, name, err);
+    if (rc == SC_OK)
+        rc = deflate_feed(b, b->probe, head, 0, s, NULL, name, err);
+    if (rc == SC_OK) {
+        it->crc = crc_update(it->crc, b->in, more);
+        it->usize += more;
+        rc = deflate_feed(b, b->in, more, 0, s, NULL, name, err);
     }
-    it->csize = it->method == 8 ? (uint64_t)s->len : it->usize;
+    if (rc == SC_OK)
+        rc = reader_drain(&r, it, b, 1, s, err);
+    if (rc == SC_OK) {
+        it->csize = (uint64_t)s->len;
+        if (it->csize >= it->usize)
+            fall_back_to_stored(it, s);
+    }
 done:
-    if (zlive)
-        deflateEnd(&z);
-    if (fd >= 0)
-        close(fd);
-    free(inbuf);
-    free(obuf);
+    if (r.fd >= 0)
+        close(r.fd);
     return rc;
 }
 
@@ -603,25 +760,32 @@ typedef struct aw_pool {
     size_t n;
     size_t next;     /* next entry a worker claims */
     size_t consumed; /* entries the writer has emitted */
+    size_t window;   /* entries prepared ahead of the writer, at most */
     int deflate_files;
     int stop;
-    aw_slot slots[AW_WINDOW];
+    aw_slot *slots;  /* window of them */
 } aw_pool;
+
+typedef struct aw_worker {
+    aw_pool *pl;
+    aw_bufs bufs;
+} aw_worker;
 
 static void *worker(void *arg)
 {
-    aw_pool *pl = arg;
+    aw_worker *wk = arg;
+    aw_pool *pl = wk->pl;
     pthread_mutex_lock(&pl->mu);
     for (;;) {
-        while (!pl->stop && pl->next < pl->n && pl->next >= pl->consumed + AW_WINDOW)
+        while (!pl->stop && pl->next < pl->n && pl->next >= pl->consumed + pl->window)
             pthread_cond_wait(&pl->cv, &pl->mu);
         if (pl->stop || pl->next >= pl->n)
             break;
         size_t i = pl->next++;
-        aw_slot *sl = &pl->slots[i % AW_WINDOW];
+        aw_slot *sl = &pl->slots[i % pl->window];
         sl->state = SLOT_WORKING;
         pthread_mutex_unlock(&pl->mu);
-        sc_code rc = prepare(&pl->items[i], pl->deflate_files, &sl->spool, &sl->err);
+        sc_code rc = prepare(&pl->items[i], pl->deflate_files, &sl->spool, &wk->bufs, &sl->err);
         pthread_mutex_lock(&pl->mu);
         sl->rc = rc;
         sl->state = SLOT_READY;
@@ -631,36 +795,57 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static sc_code write_entries(aw_item *items, size_t n, int deflate_files, aw_out *o,
-                             sc_error *err)
+/*
+ * Prepare the entries on jobs threads (on this one when jobs is 1 or there
+ * is nothing to read or compress) and emit them here, in order.  Workers
+ * claim the next entry whatever its size, so big entries spread over the
+ * threads as they come; the bytes never depend on which thread did what.
+ */
+static sc_code write_entries(aw_item *items, size_t n, int deflate_files, unsigned jobs,
+                             aw_out *o, sc_error *err)
 {
-    unsigned char *buf = malloc(AW_CHUNK);
-    aw_pool *pl = calloc(1, sizeof *pl);
-    if (buf == NULL || pl == NULL) {
-        free(buf);
-        free(pl);
-        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory writing an archive");
-    }
-    pl->items = items;
-    pl->n = n;
-    pl->deflate_files = deflate_files;
-    pthread_mutex_init(&pl->mu, NULL);
-    pthread_cond_init(&pl->cv, NULL);
-    pthread_t th[AW_WORKERS];
-    int nth = 0;
     /* Threads only pay off when there is work to do off this thread. */
     int useful = 0;
     for (size_t i = 0; i < n && !useful; i++)
-        useful = items[i].e->source != NULL ||
+        useful = (items[i].e->source != NULL && !(items[i].e->crc_known &&
+                                                   (!deflate_files || items[i].e->stored))) ||
                  (deflate_files && items[i].e->kind == SC_ARCHIVE_FILE && !items[i].e->stored);
-    for (int t = 0; useful && t < AW_WORKERS && (size_t)t < n; t++)
-        if (pthread_create(&th[nth], NULL, worker, pl) == 0)
-            nth++;
+    size_t nworkers = useful && jobs > 1 ? jobs : 0;
+    if (nworkers > n)
+        nworkers = n;
+    size_t window = nworkers * 2 < AW_WINDOW ? AW_WINDOW : nworkers * 2;
+    unsigned char *buf = malloc(AW_CHUNK);
+    aw_pool *pl = calloc(1, sizeof *pl);
+    aw_slot *slots = calloc(window, sizeof *slots);
+    aw_worker *wk = calloc(nworkers ? nworkers : 1, sizeof *wk);
+    pthread_t *th = calloc(nworkers ? nworkers : 1, sizeof *th);
+    aw_bufs mine;
+    memset(&mine, 0, sizeof mine);
     sc_code rc = SC_OK;
+    if (buf == NULL || pl == NULL || slots == NULL || wk == NULL || th == NULL)
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory writing an archive");
+    size_t nth = 0;
+    if (rc == SC_OK) {
+        pl->items = items;
+        pl->n = n;
+        pl->window = window;
+        pl->slots = slots;
+        pl->deflate_files = deflate_files;
+        pthread_mutex_init(&pl->mu, NULL);
+        pthread_cond_init(&pl->cv, NULL);
+        for (size_t t = 0; t < nworkers && rc == SC_OK; t++) {
+            wk[t].pl = pl;
+            rc = bufs_init(&wk[t].bufs, err);
+            if (rc == SC_OK && pthread_create(&th[nth], NULL, worker, &wk[t]) == 0)
+                nth++;
+        }
+        if (rc == SC_OK && nth == 0)
+            rc = bufs_init(&mine, err);
+    }
     for (size_t i = 0; i < n && rc == SC_OK; i++) {
-        aw_slot *sl = &pl->slots[i % AW_WINDOW];
+        aw_slot *sl = &pl->slots[i % window];
         if (nth == 0) {
-            sl->rc = prepare(&items[i], deflate_files, &sl->spool, &sl->err);
+            sl->rc = prepare(&items[i], deflate_files, &sl->spool, &mine, &sl->err);
         } else {
             pthread_mutex_lock(&pl->mu);
             while (sl->state != SLOT_READY)
@@ -683,16 +868,24 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, aw_out
         pthread_cond_broadcast(&pl->cv);
         pthread_mutex_unlock(&pl->mu);
     }
-    pthread_mutex_lock(&pl->mu);
-    pl->stop = 1;
-    pthread_cond_broadcast(&pl->cv);
-    pthread_mutex_unlock(&pl->mu);
-    for (int t = 0; t < nth; t++)
-        pthread_join(th[t], NULL);
-    for (int k = 0; k < AW_WINDOW; k++)
-        spool_free(&pl->slots[k].spool);
-    pthread_cond_destroy(&pl->cv);
-    pthread_mutex_destroy(&pl->mu);
+    if (pl != NULL && slots != NULL && wk != NULL && th != NULL && buf != NULL) {
+        pthread_mutex_lock(&pl->mu);
+        pl->stop = 1;
+        pthread_cond_broadcast(&pl->cv);
+        pthread_mutex_unlock(&pl->mu);
+        for (size_t t = 0; t < nth; t++)
+            pthread_join(th[t], NULL);
+        for (size_t t = 0; t < nworkers; t++)
+            bufs_free(&wk[t].bufs);
+        for (size_t k = 0; k < window; k++)
+            spool_free(&slots[k].spool);
+        pthread_cond_destroy(&pl->cv);
+        pthread_mutex_destroy(&pl->mu);
+    }
+    bufs_free(&mine);
+    free(th);
+    free(wk);
+    free(slots);
     free(pl);
     free(buf);
     return rc;
@@ -701,6 +894,14 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, aw_out
 sc_code sc_archive_write(const sc_archive_entry *entries, size_t n,
                          sc_archive_compression compression, const sc_archive_sink *sink,
                          uint64_t *written, sc_error *err)
+{
+    return sc_archive_write_with(entries, n, compression, NULL, sink, written, err);
+}
+
+sc_code sc_archive_write_with(const sc_archive_entry *entries, size_t n,
+                              sc_archive_compression compression,
+                              const sc_archive_options *options, const sc_archive_sink *sink,
+                              uint64_t *written, sc_error *err)
 {
     if (written != NULL)
         *written = 0;
@@ -721,7 +922,8 @@ sc_code sc_archive_write(const sc_archive_entry *entries, size_t n,
     for (size_t i = 0; i < n; i++)
         items[i].e = &entries[i];
     qsort(items, n, sizeof *items, item_cmp);
-    rc = write_entries(items, n, compression == SC_ARCHIVE_DEFLATE, &o, err);
+    unsigned jobs = sc_jobs_resolve(options != NULL ? options->jobs : 0);
+    rc = write_entries(items, n, compression == SC_ARCHIVE_DEFLATE, jobs, &o, err);
     uint64_t cd_offset = o.total;
     for (size_t i = 0; i < n && rc == SC_OK; i++)
         rc = emit_central(&items[i], &o, err);
@@ -766,6 +968,15 @@ sc_code sc_archive_write_file(const sc_archive_entry *entries, size_t n,
                               sc_archive_compression compression, const char *out_path,
                               uint64_t *size, char sha256_hex[65], sc_error *err)
 {
+    return sc_archive_write_file_with(entries, n, compression, NULL, out_path, size,
+                                      sha256_hex, err);
+}
+
+sc_code sc_archive_write_file_with(const sc_archive_entry *entries, size_t n,
+                                   sc_archive_compression compression,
+                                   const sc_archive_options *options, const char *out_path,
+                                   uint64_t *size, char sha256_hex[65], sc_error *err)
+{
     if (size != NULL)
         *size = 0;
     if (sha256_hex != NULL)
@@ -808,7 +1019,7 @@ sc_code sc_archive_write_file(const sc_archive_entry *entries, size_t n,
     uint64_t total = 0;
     if (rc == SC_OK) {
         sc_archive_sink sink = {file_sink_write, &fs};
-        rc = sc_archive_write(entries, n, compression, &sink, &total, err);
+        rc = sc_archive_write_with(entries, n, compression, options, &sink, &total, err);
     }
     unsigned char digest[SC_SHA256_LEN];
     if (rc == SC_OK)

@@ -12,6 +12,7 @@
 #include "scrollcase/audit.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,8 +607,13 @@ static sc_code audit_lock(ctx *c, const sc_pixi_lock *lock)
     if (locked_facts(c, lock, pl, &tf) != SC_OK)
         return c->err->code;
     int saw_cuda_version = 0;
+    static char no_version[] = "";
     for (size_t i = 0; i < pl->count; i++) {
-        const sc_lock_package *p = &lock->packages[pl->packages[i]];
+        /* a v7 package built from source may have no version: audited as "" */
+        sc_lock_package q = lock->packages[pl->packages[i]];
+        if (q.version == NULL)
+            q.version = no_version;
+        const sc_lock_package *p = &q;
         sc_code rc = p->kind == SC_LOCK_CONDA
                          ? audit_conda(c, p->name, p->version, p->build, p->subdir,
                                        &saw_cuda_version)
@@ -688,17 +694,46 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-sc_code sc_audit_conda_meta(const char *root, const sc_target *t,
-                            sc_audit_report *rep, sc_error *err)
+void sc_conda_records_free(sc_conda_record *r, size_t count)
 {
-    sc_error_clear(err);
-    if (sc_target_check(t, "target", err) != SC_OK)
-        return err->code;
+    for (size_t i = 0; r != NULL && i < count; i++) {
+        free(r[i].file);
+        free(r[i].name);
+        free(r[i].version);
+        free(r[i].build);
+        free(r[i].subdir);
+        free(r[i].sha256);
+        free(r[i].license);
+    }
+    free(r);
+}
+
+static int dup_member(const sc_json *doc, const char *key, int required, char **out)
+{
+    const sc_json *v = sc_json_get(doc, key);
+    *out = NULL;
+    if (v == NULL)
+        return required ? 1 : 0;
+    if (sc_json_cstr(v) == NULL)
+        return 1;
+    *out = strdup(v->string);
+    return *out == NULL ? -1 : 0;
+}
+
+sc_code sc_conda_meta_read(const char *root, sc_conda_record **out, size_t *count,
+                           int *missing, sc_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    if (missing)
+        *missing = 0;
     char *dir = sc_path_join(root, "conda-meta");
     if (dir == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
     DIR *d = opendir(dir);
     if (d == NULL) {
+        if (missing)
+            *missing = errno == ENOENT || errno == ENOTDIR;
         sc_code rc = sc_error_set(err, SC_E_IO, dir, "%s: cannot open the conda-meta directory",
                                   dir);
         free(dir);
@@ -732,9 +767,10 @@ sc_code sc_audit_conda_meta(const char *root, const sc_target *t,
     closedir(d);
     if (rc == SC_OK && n > 1)
         qsort(names, n, sizeof *names, name_cmp);
-    ctx c;
-    ctx_init(&c, t, rep, err, "conda-meta");
-    int saw_cuda_version = 0;
+    sc_conda_record *recs = n > 0 ? calloc(n, sizeof *recs) : NULL;
+    if (rc == SC_OK && n > 0 && recs == NULL)
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    size_t got = 0;
     for (size_t i = 0; rc == SC_OK && i < n; i++) {
         char *path = sc_path_join(dir, names[i]);
         if (path == NULL) {
@@ -744,29 +780,68 @@ sc_code sc_audit_conda_meta(const char *root, const sc_target *t,
         sc_json *doc = NULL;
         rc = sc_json_parse_file(path, &doc, err);
         if (rc == SC_OK) {
-            const char *nm = sc_json_cstr(sc_json_get(doc, "name"));
-            const char *ver = sc_json_cstr(sc_json_get(doc, "version"));
-            const char *build = sc_json_cstr(sc_json_get(doc, "build"));
-            const sc_json *sd = sc_json_get(doc, "subdir");
-            if (doc->type != SC_JSON_OBJECT || nm == NULL || ver == NULL || build == NULL ||
-                (sd != NULL && sc_json_cstr(sd) == NULL))
+            sc_conda_record *r = &recs[got++];
+            r->file = names[i];
+            names[i] = NULL;
+            int bad = doc->type != SC_JSON_OBJECT;
+            int m = 0;
+            if (!bad) {
+                int parts[6] = {dup_member(doc, "name", 1, &r->name),
+                                dup_member(doc, "version", 1, &r->version),
+                                dup_member(doc, "build", 1, &r->build),
+                                dup_member(doc, "subdir", 0, &r->subdir),
+                                dup_member(doc, "sha256", 0, &r->sha256),
+                                dup_member(doc, "license", 0, &r->license)};
+                for (int k = 0; k < 6; k++) {
+                    m |= parts[k] < 0;
+                    bad |= parts[k] > 0;
+                }
+            }
+            if (m)
+                rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            else if (bad)
                 rc = sc_error_set(err, SC_E_INVALID_LOCK, path,
                                   "%s: a conda-meta record needs string name, version and build",
                                   path);
-            else
-                rc = audit_conda(&c, nm, ver, build, sc_json_cstr(sd), &saw_cuda_version);
         }
         sc_json_free(doc);
         free(path);
     }
-    if (rc == SC_OK && c.cuda && !saw_cuda_version &&
-        add(rep, SC_AUDIT_CUDA_VERSION_NOT_LOCKED, "cuda-version",
-            "the payload has no cuda-version package") != 0)
-        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
     free(dir);
+    if (rc != SC_OK) {
+        sc_conda_records_free(recs, got);
+        return rc;
+    }
+    *out = recs;
+    *count = got;
+    return SC_OK;
+}
+
+sc_code sc_audit_conda_meta(const char *root, const sc_target *t,
+                            sc_audit_report *rep, sc_error *err)
+{
+    sc_error_clear(err);
+    if (sc_target_check(t, "target", err) != SC_OK)
+        return err->code;
+    sc_conda_record *recs = NULL;
+    size_t n = 0;
+    sc_code rc = sc_conda_meta_read(root, &recs, &n, NULL, err);
+    if (rc != SC_OK)
+        return rc;
+    ctx c;
+    ctx_init(&c, t, rep, err, "conda-meta");
+    int saw_cuda_version = 0;
+    for (size_t i = 0; rc == SC_OK && i < n; i++)
+        rc = audit_conda(&c, recs[i].name, recs[i].version, recs[i].build, recs[i].subdir,
+                         &saw_cuda_version);
+    if (rc == SC_OK && c.cuda && !saw_cuda_version &&
+        add(rep, SC_AUDIT_CUDA_VERSION_NOT_LOCKED, "cuda-version",
+            "the payload has no cuda-version package") != 0)
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    sc_conda_records_free(recs, n);
     sc_audit_report_sort(rep);
     return rc;
 }

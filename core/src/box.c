@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "box_internal.h"
@@ -24,6 +25,7 @@
 #include "scrollcase/execution.h"
 #include "scrollcase/file.h"
 #include "scrollcase/manifest.h"
+#include "scrollcase/payload.h"
 
 /* ---- releases ------------------------------------------------------------ */
 
@@ -354,6 +356,24 @@ static sc_code check_contents(const sc_release *r, sc_zip *z, const char *name,
     return sc_execution_check(r->doc.payload, &r->target, has_in_zip, z, err);
 }
 
+static int64_t stat_ns(struct timespec t)
+{
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
+                                 const sc_release *r, sc_code mismatch, sc_error *err)
+{
+    struct stat now;
+    if (fstat(a->fd, &now) == 0 && now.st_dev == a->st.st_dev && now.st_ino == a->st.st_ino &&
+        now.st_size == a->st.st_size && stat_ns(now.st_mtim) == stat_ns(a->st.st_mtim) &&
+        stat_ns(now.st_ctim) == stat_ns(a->st.st_ctim) &&
+        stat_ns(a->st.st_mtim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS &&
+        stat_ns(a->st.st_ctim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS)
+        return SC_OK;
+    return sc_box_hash_fd(a->fd, name, r, mismatch, err);
+}
+
 sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
                        sc_box_archive *a, sc_box_report *report, sc_error *err)
 {
@@ -383,6 +403,14 @@ sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
                             (unsigned long long)st.st_size,
                             (unsigned long long)r->archive_size);
     }
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) != 0) {
+        close(fd);
+        return sc_error_set(err, SC_E_IO, archive_path, "cannot read the clock: %s",
+                            strerror(errno));
+    }
+    a->st = st;
+    a->hashed_at_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
     sc_code c = sc_box_hash_fd(fd, archive_path, r, SC_E_ARCHIVE_HASH, err);
     if (c != SC_OK) {
         close(fd);

@@ -10,6 +10,8 @@
 #define SC_BOX_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 #include "scrollcase/archive_read.h"
 #include "scrollcase/box.h"
@@ -20,7 +22,22 @@ char *sc_box_strndup(const char *s, size_t n);
 typedef struct sc_box_archive {
     int fd;
     sc_zip *zip;
+    /* fstat of fd right before its bytes were hashed, and when that was
+     * (CLOCK_REALTIME, ns): sc_box_archive_unchanged compares against it. */
+    struct stat st;
+    int64_t hashed_at_ns;
 } sc_box_archive;
+
+/*
+ * Whether the archive behind a->fd is still the one inspected, without
+ * reading it again when its stamp says so: same device, inode, size, mtime
+ * and ctime as when it was hashed, both times more than
+ * SC_PAYLOAD_RACY_NS before the hashing (the kernel moves ctime on every
+ * write and nothing moves it back).  Otherwise the archive is hashed again:
+ * a different hash is `mismatch`.
+ */
+sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
+                                 const sc_release *r, sc_code mismatch, sc_error *err);
 
 /* 16.1 steps 4-11.  On success *a is open (sc_box_archive_close). */
 sc_code sc_box_inspect(const sc_release *r, const char *archive_path,

@@ -37,6 +37,7 @@
 #include "scrollcase/asset_archive.h"
 #include "scrollcase/audit.h"
 #include "scrollcase/box.h"
+#include "scrollcase/copy.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/download.h"
 #include "scrollcase/envelope.h"
@@ -86,10 +87,14 @@ typedef struct build_ctx {
     sc_json *gates;
     char prefix_digest[65];
     char *toml, *lock;
+    sc_pixi_lock *plock;  /* the lock, read before anything runs */
+    sc_json *inventory;   /* the licence inventory, checked before anything runs */
     char lock_sha[65];
     sc_pixi_tools tools;
     int have_tools;
     sc_env_map host;
+    sc_payload_list after; /* the payload collected after the gates (with CRCs) */
+    sc_payload_list env_list; /* the copied prefix as hashed (paths under the venv) */
     uint64_t asset_index, asset_count; /* the asset downloading, of how many */
     const char *asset_rel;             /* its relativePath */
     int asset_finished;                /* its last progress event was sent */
@@ -263,31 +268,7 @@ static sc_code copy_file(const char *from, const char *to, unsigned mode, sc_err
         close(in);
         return sc_error_set(err, SC_E_IO, to, "cannot create %s: %s", to, strerror(errno));
     }
-    char buf[65536];
-    sc_code c = SC_OK;
-    for (;;) {
-        ssize_t n = read(in, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            c = sc_error_set(err, SC_E_IO, from, "cannot read %s: %s", from, strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        for (ssize_t w = 0; w < n;) {
-            ssize_t k = write(out, buf + w, (size_t)(n - w));
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k < 0) {
-                c = sc_error_set(err, SC_E_IO, to, "cannot write %s: %s", to, strerror(errno));
-                break;
-            }
-            w += k;
-        }
-        if (c != SC_OK)
-            break;
-    }
+    sc_code c = sc_copy_fd(in, out, from, to, err);
     if (c == SC_OK && fchmod(out, mode) != 0)
         c = sc_error_set(err, SC_E_IO, to, "cannot chmod %s: %s", to, strerror(errno));
     if (close(out) != 0 && c == SC_OK)
@@ -364,6 +345,31 @@ static int declared_source(const sc_json *eff, const char *rel)
         }
     }
     return 0;
+}
+
+/* The licence inventory (20.4), decided before anything runs: built from
+ * the lock, the prefix's conda-meta checked against the lock for a prefix
+ * build, then compared with the reviewed file.  Step 16 only writes it. */
+static sc_code preflight_licenses(build_ctx *b, sc_error *err)
+{
+    const char *reviewed = scroll_str(b->eff, "condaDependencyLicenseAudit");
+    if (reviewed == NULL)
+        return SC_OK;
+    unsigned char d[SC_SHA256_LEN];
+    char hex[65];
+    sc_code c = sc_sha256_file(b->lock, d, err);
+    if (c != SC_OK)
+        return c;
+    sc_hex_lower(d, SC_SHA256_LEN, hex);
+    c = sc_license_inventory(b->plock, &b->s->target, hex, NULL, &b->inventory, err);
+    if (c == SC_OK && b->o->environment_prefix != NULL)
+        c = sc_license_check_prefix(b->plock, &b->s->target, b->o->environment_prefix, err);
+    if (c != SC_OK)
+        return c;
+    char *path = sc_path_join(b->o->workspace->root, reviewed);
+    c = path ? sc_license_gate(b->inventory, path, NULL, err) : OOM(err);
+    free(path);
+    return c;
 }
 
 static sc_code step_scroll(build_ctx *b, sc_error *err)
@@ -451,8 +457,13 @@ static sc_code step_scroll(build_ctx *b, sc_error *err)
             return sc_error_set(err, SC_E_MISSING_LOCK, missing, "Missing dependency lock: %s",
                                 missing);
     }
+    /* an unreadable lock is found now, not after the environment is made */
+    if (b->lock != NULL && (c = sc_pixi_lock_read(b->lock, &b->plock, err)) != SC_OK)
+        return c;
     c = sc_audit_gate(&b->s->target, b->scroll_dir, o->no_cuda_audit, NULL, &b->cuda_record,
                       err);
+    if (c == SC_OK)
+        c = preflight_licenses(b, err);
     return c;
 }
 
@@ -566,7 +577,8 @@ static sc_code step_environment(build_ctx *b, sc_error *err)
     int bad = e == NULL;
     if (prefix != NULL) {
         progress(b, "environment", prefix);
-        c = sc_envsource_copy_prefix(prefix, venv, &b->s->target, b->prefix_digest, err);
+        c = sc_envsource_copy_prefix_keep(prefix, venv, &b->s->target, b->prefix_digest,
+                                          &b->env_list, err);
         if (c == SC_OK && !bad)
             bad = put(e, "source", sc_json_new_string("prefix")) ||
                   put(e, "prefixDigest", sc_json_new_string(b->prefix_digest));
@@ -673,28 +685,10 @@ static sc_code step_asset_archives(build_ctx *b, sc_error *err)
 
 static sc_code step_licenses(build_ctx *b, sc_error *err)
 {
-    const char *reviewed = scroll_str(b->eff, "condaDependencyLicenseAudit");
-    if (reviewed == NULL)
+    if (b->inventory == NULL)
         return SC_OK;
-    progress(b, "licences", reviewed);
-    unsigned char d[SC_SHA256_LEN];
-    char hex[65];
-    sc_code c = sc_sha256_file(b->lock, d, err);
-    if (c != SC_OK)
-        return c;
-    sc_hex_lower(d, SC_SHA256_LEN, hex);
-    sc_pixi_lock *lock = NULL;
-    sc_json *inv = NULL;
-    char *path = sc_path_join(b->o->workspace->root, reviewed);
-    c = path ? sc_pixi_lock_read(b->lock, &lock, err) : OOM(err);
-    if (c == SC_OK)
-        c = sc_license_inventory(lock, &b->s->target, hex, NULL, &inv, err);
-    if (c == SC_OK)
-        c = sc_license_gate(inv, path, b->payload_dir, err);
-    sc_json_free(inv);
-    sc_pixi_lock_free(lock);
-    free(path);
-    return c;
+    progress(b, "licences", scroll_str(b->eff, "condaDependencyLicenseAudit"));
+    return sc_license_gate(b->inventory, NULL, b->payload_dir, err);
 }
 
 static sc_code step_local_files(build_ctx *b, sc_error *err)
@@ -889,7 +883,10 @@ static sc_code step_gates(build_ctx *b, char digest[65], sc_error *err)
     progress(b, "digest", b->payload_dir);
     sc_payload_list before = {0};
     sc_json *st = NULL, *parity = NULL, *host = NULL;
-    sc_code c = sc_gate_payload_snapshot(b->payload_dir, &before, digest, err);
+    sc_code c = sc_gate_payload_snapshot_with(b->payload_dir, b->o->jobs, &b->env_list,
+                                              sc_target_payload_root(&b->s->target), &before,
+                                              digest, err);
+    sc_payload_list_free(&b->env_list);
     if (c == SC_OK) {
         progress(b, "self-test", sc_target_python_entry_point(&b->s->target));
         c = sc_gate_self_test(b->payload_dir, b->eff, &b->s->target, b->o->workspace->root,
@@ -900,8 +897,10 @@ static sc_code step_gates(build_ctx *b, char digest[65], sc_error *err)
         c = sc_gate_parity(b->payload_dir, b->eff, &b->s->target, &b->host, 0, &parity, &host,
                            err);
     }
+    /* Collected again, each file whose stamp shows no change keeping its
+     * digest unread; the list is the archive step's too. */
     if (c == SC_OK)
-        c = sc_gate_payload_unchanged_list(b->payload_dir, &before, err);
+        c = sc_gate_payload_recheck(b->payload_dir, &before, b->o->jobs, &b->after, err);
     sc_payload_list_free(&before);
     if (c != SC_OK) {
         sc_json_free(st);
@@ -941,11 +940,13 @@ static int stored_path(const build_ctx *b, const char *path)
 static sc_code step_archive(build_ctx *b, char *archive_tmp, sc_error *err)
 {
     progress(b, "archive", archive_tmp);
-    sc_payload_list l = {0};
+    /* The list the gates check collected: hashed once (before the gates)
+     * with each file's CRC-32, so a stored file is read once more, while it
+     * is copied, and checked against that CRC. */
+    sc_payload_list l = b->after;
+    memset(&b->after, 0, sizeof b->after);
     char list_sha[65];
-    sc_code c = sc_payload_collect(b->payload_dir, SC_PAYLOAD_HASH, &l, err);
-    if (c == SC_OK)
-        c = sc_payload_write_list(b->payload_dir, &l, list_sha, err);
+    sc_code c = sc_payload_write_list(b->payload_dir, &l, list_sha, err);
     if (c == SC_OK)
         c = sc_payload_logical_size(b->payload_dir, &l, &b->r->installed_size, err);
     sc_archive_entry *e = NULL;
@@ -974,6 +975,9 @@ static sc_code step_archive(build_ctx *b, char *archive_tmp, sc_error *err)
             e[i].executable = !windows && (strcmp(pe->path, sc_target_python_entry_point(t)) == 0 ||
                                            under(pe->path, sc_target_scripts_dir(t)));
             e[i].stored = stored_path(b, pe->path);
+            e[i].crc_known = pe->has_crc;
+            e[i].crc = pe->crc32;
+            e[i].size = pe->size;
         }
     }
     if (c == SC_OK) {
@@ -983,9 +987,11 @@ static sc_code step_archive(build_ctx *b, char *archive_tmp, sc_error *err)
             c = OOM(err);
         e[n - 1].source = sources[n - 1];
     }
-    if (c == SC_OK)
-        c = sc_archive_write_file(e, n, b->o->compression, archive_tmp, &b->r->archive_size,
-                                  b->r->archive_sha256, err);
+    if (c == SC_OK) {
+        sc_archive_options ao = {b->o->jobs};
+        c = sc_archive_write_file_with(e, n, b->o->compression, &ao, archive_tmp,
+                                       &b->r->archive_size, b->r->archive_sha256, err);
+    }
     for (size_t i = 0; sources && i < n; i++)
         free(sources[i]);
     free(sources);
@@ -1254,6 +1260,13 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
             c = dupstr(&r->channel, b.channel, err);
     }
     free(archive_tmp);
+    /* a failed build leaves no payload (nor scratch) behind */
+    if (c != SC_OK && b.scratch_dir != NULL) {
+        sc_error ignored;
+        (void)sc_file_remove_tree(b.scratch_dir, &ignored);
+    }
+    sc_pixi_lock_free(b.plock);
+    sc_json_free(b.inventory);
     sc_scroll_free(b.s);
     free(b.base_url);
     free(b.scroll_dir);
@@ -1272,6 +1285,8 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
     sc_env_map_free(&b.host);
     sc_json_free(b.env_provenance);
     sc_json_free(b.gates);
+    sc_payload_list_free(&b.after);
+    sc_payload_list_free(&b.env_list);
     return c;
 }
 

@@ -179,13 +179,11 @@ static sc_code check_version(const sc_json *doc, sc_error *err)
                                 "documents are not converted: rebuild and re-sign it with "
                                 "schema v3", (int)n);
     }
-    char shown[40];
-    if (sc_json_is(v, SC_JSON_NUMBER))
-        sc_json_format_number(v->number, shown, sizeof shown);
-    else
-        snprintf(shown, sizeof shown, "of type %s", sc_json_type_name(v));
+    char shown[48];
+    sc_json_describe_value(v, shown, sizeof shown);
     return sc_error_set(err, SC_E_UNSUPPORTED_SCHEMA_VERSION, "$.schemaVersion",
-                        "unsupported signed document schemaVersion %s; expected 3", shown);
+                        "unsupported signed document schemaVersion %s; it must be the "
+                        "integer 3 (no fraction, no exponent)", shown);
 }
 
 static sc_code bad_envelope(sc_error *err, const char *field, const char *what)

@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/envsource.h"
+#include "scrollcase/remedy.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -24,6 +25,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "scrollcase/copy.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
@@ -128,31 +130,8 @@ static sc_code copy_file(const char *src, const char *dst, unsigned mode, int fo
         close(in);
         return c;
     }
-    char buf[65536];
-    sc_code c = SC_OK;
-    for (;;) {
-        ssize_t r = read(in, buf, sizeof buf);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            c = io_fail(err, src, "cannot read");
-            break;
-        }
-        if (r == 0)
-            break;
-        for (ssize_t off = 0; off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0) {
-                if (errno == EINTR)
-                    continue;
-                c = io_fail(err, dst, "cannot write");
-                break;
-            }
-            off += w;
-        }
-        if (c != SC_OK)
-            break;
-    }
+    /* A reflink or an in-kernel copy where the file systems allow. */
+    sc_code c = sc_copy_fd(in, out, src, dst, err);
     if (c == SC_OK && fchmod(out, (mode_t)(mode & 0777)) != 0)
         c = io_fail(err, dst, "cannot set the mode of");
     close(in);
@@ -629,20 +608,37 @@ static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, i
     return rc;
 }
 
-static sc_code tree_digest(const char *dir, char hex[65], sc_error *err)
+/* The digest of dir's tree; its list (with CRCs) kept in *keep when not NULL. */
+static sc_code tree_digest_keep(const char *dir, char hex[65], sc_payload_list *keep,
+                                sc_error *err)
 {
     sc_payload_list list = {0};
-    sc_code rc = sc_payload_collect(dir, SC_PAYLOAD_HASH, &list, err);
+    sc_code rc = sc_payload_collect(dir, SC_PAYLOAD_HASH | (keep ? SC_PAYLOAD_CRC : 0), &list,
+                                    err);
     if (rc == SC_OK)
         rc = sc_payload_digest(&list, hex, err);
+    if (rc == SC_OK && keep != NULL) {
+        *keep = list;
+        return SC_OK;
+    }
     sc_payload_list_free(&list);
     return rc;
 }
 
+
 sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
                                  const sc_target *t, char prefix_digest[65], sc_error *err)
 {
+    return sc_envsource_copy_prefix_keep(prefix_dir, venv_dir, t, prefix_digest, NULL, err);
+}
+
+sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_dir,
+                                      const sc_target *t, char prefix_digest[65],
+                                      sc_payload_list *list, sc_error *err)
+{
     prefix_digest[0] = '\0';
+    if (list != NULL)
+        memset(list, 0, sizeof *list);
     if (!sc_is_dir(prefix_dir))
         return sc_error_set(err, SC_E_IO, prefix_dir, "environment prefix is not a directory: %s",
                             prefix_dir);
@@ -695,7 +691,7 @@ sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
         free(vp);
     }
     if (rc == SC_OK)
-        rc = tree_digest(venv_dir, prefix_digest, err);
+        rc = tree_digest_keep(venv_dir, prefix_digest, list, err);
     if (rc != SC_OK) {
         prefix_digest[0] = '\0';
         remove_tree(venv_dir);
@@ -862,8 +858,9 @@ char *sc_tool_which(const char *name)
 static sc_code pixi_missing(sc_error *err, const char *path, const char *required, const char *why)
 {
     return sc_error_set(err, SC_E_TOOL_MISSING, path,
-                        "pixi %s is required (%s). Install it from https://pixi.sh/, run "
-                        "`scrollcase init --install-toolchain`, or pass --pixi <path>.",
+                        "pixi %s is required (%s). Install that release from https://pixi.sh/ "
+                        "into the toolchain directory's bin/ or onto PATH, or name it with "
+                        "--pixi (or SCROLLCASE_PIXI); check with `" SC_REMEDY_DOCTOR_PIXI "`.",
                         required ? required : "", why);
 }
 
@@ -871,7 +868,9 @@ static sc_code conda_pack_missing(sc_error *err, const char *path, const char *w
 {
     return sc_error_set(err, SC_E_TOOL_MISSING, path,
                         "conda-pack %s is required (%s). Install it with `pixi global install "
-                        "conda-pack==%s`, or pass --conda-pack <path>.",
+                        "conda-pack==%s`, or name it with --conda-pack (or "
+                        "SCROLLCASE_CONDA_PACK); check with `" SC_REMEDY_DOCTOR_CONDA_PACK "`; "
+                        "a build from a prefix (`" SC_REMEDY_BUILD_PREFIX "`) needs neither.",
                         SC_CONDA_PACK_VERSION, why, SC_CONDA_PACK_VERSION);
 }
 

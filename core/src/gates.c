@@ -344,15 +344,6 @@ static int accel_from_name(const char *s, sc_accel *out)
 }
 
 /* macOS validates cpu and metal; Linux and Windows cpu and cuda. */
-static int platform_validates(sc_platform p, sc_accel a)
-{
-    if (a == SC_ACCEL_CPU)
-        return 1;
-    if (p == SC_PLATFORM_MACOS)
-        return a == SC_ACCEL_METAL;
-    return a == SC_ACCEL_CUDA;
-}
-
 static sc_code default_probe(void *ctx, sc_gpu_facts *facts, sc_error *err)
 {
     return sc_gpu_probe((const sc_gpu_probe_options *)ctx, facts, err);
@@ -400,7 +391,7 @@ sc_code sc_gate_parity_ex(const char *payload_root, const sc_json *scroll, const
         if (!accel_from_name(name, &a))
             return sc_error_set(err, SC_E_INVALID_SCROLL, "$.parity.accelerators",
                                 "$.parity.accelerators[%zu] must be cpu, metal or cuda", i);
-        if (!platform_validates(t->platform, a))
+        if (!sc_platform_validates_accelerator(t->platform, a))
             return sc_error_set(err, SC_E_INVALID_SCROLL, "$.parity.accelerators",
                                 "Target %s defines no validation environment for accelerator "
                                 "%s.",
@@ -499,7 +490,17 @@ done:
 sc_code sc_gate_payload_snapshot(const char *payload_root, sc_payload_list *before,
                                  char before_hex[65], sc_error *err)
 {
-    sc_code c = sc_payload_collect(payload_root, SC_PAYLOAD_HASH, before, err);
+    return sc_gate_payload_snapshot_with(payload_root, 0, NULL, NULL, before, before_hex, err);
+}
+
+sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
+                                      const sc_payload_list *env, const char *env_under,
+                                      sc_payload_list *before, char before_hex[65],
+                                      sc_error *err)
+{
+    sc_payload_options o = {jobs, NULL, env, env_under};
+    sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
+                                        before, err);
     if (c == SC_OK && (c = sc_payload_digest(before, before_hex, err)) != SC_OK)
         sc_payload_list_free(before);
     return c;
@@ -547,10 +548,22 @@ sc_code sc_gate_payload_unchanged_list(const char *payload_root, const sc_payloa
 {
     sc_payload_list after;
     memset(&after, 0, sizeof after);
-    sc_code c = sc_payload_collect(payload_root, SC_PAYLOAD_HASH, &after, err);
-    if (c == SC_OK)
-        c = compare_lists(payload_root, before, &after, err);
+    sc_code c = sc_gate_payload_recheck(payload_root, before, 0, &after, err);
     sc_payload_list_free(&after);
+    return c;
+}
+
+sc_code sc_gate_payload_recheck(const char *payload_root, const sc_payload_list *before,
+                                unsigned jobs, sc_payload_list *after, sc_error *err)
+{
+    memset(after, 0, sizeof *after);
+    sc_payload_options o = {jobs, before, NULL, NULL};
+    sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
+                                        after, err);
+    if (c == SC_OK)
+        c = compare_lists(payload_root, before, after, err);
+    if (c != SC_OK)
+        sc_payload_list_free(after);
     return c;
 }
 

@@ -1671,3 +1671,16 @@ sc_code sc_json_write_file(const sc_json *v, const char *path, unsigned mode,
     free(text);
     return rc;
 }
+
+void sc_json_describe_value(const sc_json *v, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    if (!sc_json_is(v, SC_JSON_NUMBER)) {
+        snprintf(buf, size, "of type %s", sc_json_type_name(v));
+        return;
+    }
+    size_t n = sc_json_format_number(v->number, buf, size);
+    if (!v->is_integer && strpbrk(buf, ".e") == NULL && n + 3 <= size)
+        memcpy(buf + n, ".0", 3);
+}

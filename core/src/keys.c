@@ -7,6 +7,7 @@
  * released, on every path.
  */
 #include "scrollcase/keys.h"
+#include "scrollcase/remedy.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -451,7 +452,8 @@ sc_code sc_keys_load(const char *private_path, const char *public_path,
     if (c != SC_OK) {
         if (missing)
             sc_error_set(err, SC_E_IO, private_path,
-                         "signing key not found: %s; run scrollcase keygen first",
+                         "signing key not found: %s; run `" SC_REMEDY_KEYGEN "` first, or sign "
+                         "externally (`" SC_REMEDY_SIGNER "`)",
                          private_path);
         return c;
     }

@@ -9,13 +9,16 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/licenses.h"
+#include "scrollcase/remedy.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "scrollcase/audit.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/file.h"
 #include "scrollcase/path.h"
@@ -78,7 +81,9 @@ sc_code sc_license_inventory(const sc_pixi_lock *lock, const sc_target *t, const
         if (!p->name || !p->version) {
             free(v);
             return sc_error_set(err, SC_E_INVALID_LOCK, "pixi.lock",
-                                "a package locked for %s has no name or version", subdir);
+                                "package %s locked for %s has no version (a package built "
+                                "from source); the licence inventory lists versions",
+                                p->name ? p->name : "(unnamed)", subdir);
         }
         if (unknown_license(p->license)) {
             free(v);
@@ -147,7 +152,7 @@ static sc_code mismatch(const sc_json *have, const sc_json *want, const char *re
                                 "%s: %s differs from the lock's inventory%s", reviewed_path,
                                 top[i],
                                 strcmp(top[i], "lockSha256") == 0
-                                    ? " (the lock changed: review it and run scrollcase audit --write)"
+                                    ? " (the lock changed: review it and run `" SC_REMEDY_AUDIT_WRITE "`)"
                                     : "");
     }
     const sc_json *hp = sc_json_get(have, "packages");
@@ -176,6 +181,26 @@ static sc_code mismatch(const sc_json *have, const sc_json *want, const char *re
                         "%s differs from the lock's inventory", reviewed_path);
 }
 
+/* The reviewed file's schemaVersion: 3, or refused by name (section 1). */
+static sc_code reviewed_version(const sc_json *want, const char *path, sc_error *err)
+{
+    const sc_json *v = sc_json_is(want, SC_JSON_OBJECT) ? sc_json_get(want, "schemaVersion") : NULL;
+    uint64_t n = 0;
+    if (v == NULL || (sc_json_uint53(v, &n) && n == 3))
+        return SC_OK; /* a missing version is a difference like any other */
+    if (sc_json_uint53(v, &n) && (n == 1 || n == 2))
+        return sc_error_set(err, SC_E_DEPRECATED_SCHEMA_VERSION, path,
+                            "%s is a schema-%d licence inventory (v3 renamed "
+                            "dependencyLockSha256 to lockSha256); convert it with `"
+                            SC_REMEDY_MIGRATE "`, or write it anew with `"
+                            SC_REMEDY_AUDIT_WRITE "`, and review it", path, (int)n);
+    char shown[48];
+    sc_json_describe_value(v, shown, sizeof shown);
+    return sc_error_set(err, SC_E_UNSUPPORTED_SCHEMA_VERSION, path,
+                        "%s: unsupported schemaVersion %s; it must be the integer 3", path,
+                        shown);
+}
+
 sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
                         const char *payload_root, sc_error *err)
 {
@@ -196,14 +221,17 @@ sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
             if (missing)
                 return sc_error_set(err, SC_E_LICENSE_AUDIT_MISMATCH, reviewed_path,
                                     "the reviewed licence audit %s does not exist "
-                                    "(run scrollcase audit --write and review it)",
+                                    "(run `" SC_REMEDY_AUDIT_WRITE "` and review it)",
                                     reviewed_path);
             return rc;
         }
         sc_json *want = NULL;
         rc = sc_json_parse(bytes, len, &want, err);
         free(bytes);
+        if (rc == SC_OK)
+            rc = reviewed_version(want, reviewed_path, err);
         if (rc != SC_OK) {
+            sc_json_free(want);
             free(have);
             return rc;
         }
@@ -236,5 +264,92 @@ sc_code sc_license_gate(const sc_json *inventory, const char *reviewed_path,
         free(dir);
     }
     free(have);
+    return rc;
+}
+
+/* ---- a prefix build: does the lock describe the prefix? ------------------- */
+
+typedef struct nvb {
+    const char *name, *version, *build, *sha256;
+} nvb;
+
+static int nvb_cmp(const void *a, const void *b)
+{
+    const nvb *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c == 0)
+        c = strcmp(x->version, y->version);
+    if (c == 0)
+        c = strcmp(x->build, y->build);
+    return c;
+}
+
+sc_code sc_license_check_prefix(const sc_pixi_lock *lock, const sc_target *t,
+                                const char *prefix, sc_error *err)
+{
+    const char *subdir = sc_target_conda_subdir(t);
+    const sc_lock_platform *pl = sc_pixi_lock_find(lock, LICENSE_ENVIRONMENT, subdir);
+    if (!pl || pl->count == 0)
+        return sc_error_set(err, SC_E_INVALID_LOCK, "pixi.lock",
+                            "environment default locks no packages for %s", subdir);
+    sc_conda_record *recs = NULL;
+    size_t nrec = 0;
+    int missing = 0;
+    sc_code rc = sc_conda_meta_read(prefix, &recs, &nrec, &missing, err);
+    if (rc != SC_OK)
+        return missing ? sc_error_set(err, SC_E_LOCK_PAYLOAD_MISMATCH, prefix,
+                                      "the prefix %s has no conda-meta, so nothing shows that "
+                                      "pixi.lock describes it and its licence inventory cannot "
+                                      "be shipped; build from the lock (without "
+                                      "--environment-prefix) or from a prefix pixi installed "
+                                      "from this lock", prefix)
+                       : rc;
+    nvb *have = calloc(nrec + 1, sizeof *have), *want = calloc(pl->count + 1, sizeof *want);
+    size_t nwant = 0;
+    if (have == NULL || want == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nrec; i++)
+        have[i] = (nvb){recs[i].name, recs[i].version, recs[i].build, recs[i].sha256};
+    for (size_t i = 0; i < pl->count; i++) {
+        const sc_lock_package *p = &lock->packages[pl->packages[i]];
+        if (p->kind != SC_LOCK_CONDA)
+            continue;
+        want[nwant++] = (nvb){p->name, p->version ? p->version : "", p->build ? p->build : "",
+                              p->sha256};
+    }
+    qsort(have, nrec, sizeof *have, nvb_cmp);
+    qsort(want, nwant, sizeof *want, nvb_cmp);
+    size_t i = 0, j = 0;
+    while (rc == SC_OK && (i < nrec || j < nwant)) {
+        int c = i == nrec ? 1 : j == nwant ? -1 : nvb_cmp(&have[i], &want[j]);
+        if (c < 0)
+            rc = sc_error_set(err, SC_E_LOCK_PAYLOAD_MISMATCH, have[i].name,
+                              "the prefix %s holds %s %s (%s), which pixi.lock does not list "
+                              "for %s: the lock's licence inventory would not describe this "
+                              "payload", prefix, have[i].name, have[i].version, have[i].build,
+                              subdir);
+        else if (c > 0)
+            rc = sc_error_set(err, SC_E_LOCK_PAYLOAD_MISMATCH, want[j].name,
+                              "pixi.lock lists %s %s (%s) for %s, which the prefix %s does "
+                              "not hold: the lock's licence inventory would not describe this "
+                              "payload", want[j].name, want[j].version, want[j].build, subdir,
+                              prefix);
+        else if (have[i].sha256 && want[j].sha256 && strcmp(have[i].sha256, want[j].sha256) != 0)
+            rc = sc_error_set(err, SC_E_LOCK_PAYLOAD_MISMATCH, want[j].name,
+                              "%s %s (%s) in the prefix %s came from another archive than "
+                              "pixi.lock names (sha256 %s, locked %s)", want[j].name,
+                              want[j].version, want[j].build, prefix, have[i].sha256,
+                              want[j].sha256);
+        else {
+            i++;
+            j++;
+        }
+    }
+done:
+    free(have);
+    free(want);
+    sc_conda_records_free(recs, nrec);
     return rc;
 }

@@ -830,6 +830,15 @@ static sc_code check_packages(ctx *c, const sc_json *v, const char *field)
                        "%s is out of order: packages are sorted by the bytes of "
                        "name, then of version", f);
         }
+        if (r == 0) {
+            /* one entry per (name, version): a second one could only
+             * contradict or repeat the first (10.7) */
+            char f[SC_FIELD_MAX];
+            sc_field_index(f, field, i);
+            return sc_check_fail(&c->chk, f,
+                       "%s repeats the name and version of the entry before it: a "
+                       "package is listed once", f);
+        }
     }
     return SC_OK;
 }
@@ -917,14 +926,12 @@ static sc_code check_version(ctx *c, const sc_json *doc, sc_doc_type expect)
                                 way);
         }
     }
-    char shown[40];
-    if (sc_json_is(v, SC_JSON_NUMBER))
-        sc_json_format_number(v->number, shown, sizeof shown);
-    else
-        snprintf(shown, sizeof shown, "of type %s", sc_json_type_name(v));
+    char shown[48];
+    sc_json_describe_value(v, shown, sizeof shown);
     return sc_error_set(c->chk.err, SC_E_UNSUPPORTED_SCHEMA_VERSION,
                         "$.schemaVersion",
-                        "unsupported schemaVersion %s; expected 3", shown);
+                        "unsupported schemaVersion %s; it must be the integer 3 (no "
+                        "fraction, no exponent)", shown);
 }
 
 /* Copy src into dst (size bytes), marking info truncated if it is cut. */

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "scrollcase/file.h"
+#include "scrollcase/manifest.h"
+#include "scrollcase/path.h"
 #include "scrollcase/scroll.h"
 
 #define V2_SCHEMA_ID "https://scrollcase.dev/schema/v2/scroll.schema.json"
@@ -57,6 +59,81 @@ sc_code sc_migrate_document(const sc_json *doc, const char *name,
     return SC_OK;
 }
 
+sc_code sc_migrate_inventory(const sc_json *doc, const char *name, const char *target_id,
+                             sc_json **out, int *changed, sc_error *err)
+{
+    *out = NULL;
+    *changed = 0;
+    if (!sc_json_is(doc, SC_JSON_OBJECT))
+        return sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                            "%s: a licence inventory must be a JSON object", name);
+    const sc_json *v = sc_json_get(doc, "schemaVersion");
+    uint64_t n = 0;
+    if (v == NULL || !sc_json_uint53(v, &n) || (n != 2 && n != 3))
+        return sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                            "%s: schemaVersion is neither 2 nor 3; only schema-2 licence "
+                            "inventories are converted (write a new one with scrollcase "
+                            "audit --write)", name);
+    sc_json *cp = NULL;
+    if (n == 3) {
+        cp = sc_json_copy(doc);
+    } else {
+        const sc_json *old = sc_json_get(doc, "dependencyLockSha256");
+        if (sc_json_cstr(old) == NULL)
+            return sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                                "%s: a schema-2 licence inventory names its lock in "
+                                "dependencyLockSha256, a string; this one has none", name);
+        if (sc_json_get(doc, "lockSha256") != NULL)
+            return sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                                "%s: has both dependencyLockSha256 and lockSha256; v3 "
+                                "renamed the first to the second, so one must go", name);
+        cp = sc_json_new_object();
+        for (const sc_json *m = doc->child; cp != NULL && m != NULL; m = m->next) {
+            const char *key = m->key;
+            sc_json *val;
+            if (strcmp(key, "schemaVersion") == 0) {
+                val = sc_json_new_number(3);
+            } else {
+                if (strcmp(key, "dependencyLockSha256") == 0)
+                    key = "lockSha256";
+                val = sc_json_copy(m);
+            }
+            if (val == NULL || sc_json_object_append(cp, key, val) != 0) {
+                sc_json_free(cp);
+                cp = NULL;
+            }
+        }
+        *changed = 1;
+    }
+    if (cp == NULL) {
+        *changed = 0;
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    }
+    sc_error why;
+    sc_code rc = sc_manifest_check(cp, SC_DOC_LICENSE_INVENTORY, NULL, &why);
+    if (rc == SC_E_OUT_OF_MEMORY) {
+        *err = why;
+    } else if (rc != SC_OK) {
+        rc = sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                          "%s cannot be converted faithfully: as a v3 licence inventory "
+                          "it is refused with %s (%s)", name, sc_code_name(why.code),
+                          why.message);
+    } else if (target_id != NULL) {
+        const char *tid = sc_json_cstr(sc_json_get(cp, "targetId"));
+        if (tid == NULL || strcmp(tid, target_id) != 0)
+            rc = sc_error_set(err, SC_E_MIGRATE_REFUSED, name,
+                              "%s: its targetId %s is not the target of the scroll that "
+                              "declares it (%s)", name, tid ? tid : "(none)", target_id);
+    }
+    if (rc != SC_OK) {
+        sc_json_free(cp);
+        *changed = 0;
+        return rc;
+    }
+    *out = cp;
+    return SC_OK;
+}
+
 void sc_migrate_result_free(sc_migrate_result *r)
 {
     if (r == NULL)
@@ -64,8 +141,28 @@ void sc_migrate_result_free(sc_migrate_result *r)
     for (size_t i = 0; i < r->count; i++)
         free(r->written[i]);
     free(r->written);
+    for (size_t i = 0; i < r->ninventories; i++)
+        free(r->inventories[i]);
+    free(r->inventories);
     r->written = NULL;
     r->count = 0;
+    r->inventories = NULL;
+    r->ninventories = 0;
+}
+
+/* A licence inventory to convert. */
+typedef struct inv {
+    char *rel;  /* as declared, relative to the project root */
+    char *path;
+    char *text;
+    size_t len;
+} inv;
+
+static void inv_free(inv *v)
+{
+    free(v->rel);
+    free(v->path);
+    free(v->text);
 }
 
 /* One file of a migration. */
@@ -117,12 +214,76 @@ static sc_code load_doc(const char *scrolls_dir, const char *box,
     return sc_json_write(d->migrated, &d->text, &d->len, err);
 }
 
+/* The inventory a resolved scroll declares, when it needs converting. */
+static sc_code collect_inventory(const char *project_root, const sc_scroll *s, inv *invs,
+                                 size_t *ninvs, sc_error *err)
+{
+    const char *rel = sc_json_cstr(sc_json_get(s->effective, "condaDependencyLicenseAudit"));
+    if (rel == NULL)
+        return SC_OK;
+    for (size_t i = 0; i < *ninvs; i++)
+        if (strcmp(invs[i].rel, rel) == 0)
+            return SC_OK;
+    char *path = sc_path_join(project_root, rel);
+    if (path == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    char *bytes = NULL;
+    size_t len = 0;
+    int missing = 0;
+    sc_code rc = sc_file_read(path, &bytes, &len, &missing, err);
+    if (rc != SC_OK) {
+        free(path);
+        if (missing) {
+            sc_error_clear(err);
+            return SC_OK; /* nothing to convert: audit --write makes one */
+        }
+        return rc;
+    }
+    sc_json *parsed = NULL;
+    sc_error why;
+    rc = sc_json_parse(bytes, len, &parsed, &why);
+    free(bytes);
+    if (rc != SC_OK) {
+        free(path);
+        return rc == SC_E_OUT_OF_MEMORY
+                   ? sc_error_set(err, rc, NULL, "out of memory")
+                   : sc_error_set(err, SC_E_MIGRATE_REFUSED, rel,
+                                  "%s (the licence inventory of %s) is not JSON: %s", rel,
+                                  s->target_id, why.message);
+    }
+    sc_json *conv = NULL;
+    int changed = 0;
+    rc = sc_migrate_inventory(parsed, rel, s->target_id, &conv, &changed, err);
+    sc_json_free(parsed);
+    if (rc == SC_OK && changed) {
+        inv *v = &invs[*ninvs];
+        memset(v, 0, sizeof *v);
+        v->path = path;
+        path = NULL;
+        v->rel = strdup(rel);
+        rc = v->rel ? sc_json_write(conv, &v->text, &v->len, err)
+                    : sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        (*ninvs)++;
+    }
+    sc_json_free(conv);
+    free(path);
+    return rc;
+}
+
 sc_code sc_migrate_ref(const char *scrolls_dir, const char *ref, int dry_run,
                        sc_migrate_result *out, sc_error *err)
 {
-    out->written = NULL;
-    out->count = 0;
+    return sc_migrate_workspace(scrolls_dir, NULL, ref, dry_run, out, err);
+}
+
+sc_code sc_migrate_workspace(const char *scrolls_dir, const char *project_root,
+                             const char *ref, int dry_run, sc_migrate_result *out,
+                             sc_error *err)
+{
+    memset(out, 0, sizeof *out);
     sc_error_clear(err);
+    inv *invs = NULL;
+    size_t ninvs = 0;
     sc_scroll_ref_list refs = {NULL, 0};
     sc_code rc = sc_scroll_list_refs(scrolls_dir, ref, &refs, err);
     if (rc != SC_OK)
@@ -180,31 +341,36 @@ sc_code sc_migrate_ref(const char *scrolls_dir, const char *ref, int dry_run,
     int changed = 0;
     for (size_t i = 0; i < ndocs; i++)
         changed |= docs[i].changed;
-    if (!changed)
-        goto done;
 
-    /* Validate every migrated target scroll as v3 before writing anything. */
+    /* Validate every migrated target scroll as v3 before writing anything,
+     * and collect the licence inventories they declare. */
     const doc *base = any_extends ? &docs[0] : NULL;
+    if (project_root != NULL && (invs = calloc(ndocs + 1, sizeof *invs)) == NULL)
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
     for (size_t i = 0; i < ndocs && rc == SC_OK; i++) {
-        if (docs[i].target == NULL)
+        if (docs[i].target == NULL || (!changed && project_root == NULL))
             continue;
         sc_scroll_source fs = {docs[i].text, docs[i].len, docs[i].path};
         sc_scroll_source bs = {base ? base->text : NULL, base ? base->len : 0,
                                base ? base->path : NULL};
         sc_scroll *s = NULL;
         sc_error why;
-        if (sc_scroll_resolve(&fs, &bs, box, docs[i].target, &s, &why) != SC_OK)
+        sc_code vr = sc_scroll_resolve(&fs, &bs, box, docs[i].target, &s, &why);
+        if (vr != SC_OK && changed)
             rc = sc_error_set(err, SC_E_MIGRATE_REFUSED, docs[i].path,
                               "%s cannot be migrated faithfully: as v3 it is "
                               "refused with %s (%s)", docs[i].rel,
                               sc_code_name(why.code), why.message);
+        else if (vr == SC_OK && project_root != NULL)
+            rc = collect_inventory(project_root, s, invs, &ninvs, err);
         sc_scroll_free(s);
     }
-    if (rc != SC_OK)
+    if (rc != SC_OK || (!changed && ninvs == 0))
         goto done;
 
     out->written = calloc(ndocs, sizeof *out->written);
-    if (out->written == NULL) {
+    out->inventories = calloc(ninvs + 1, sizeof *out->inventories);
+    if (out->written == NULL || out->inventories == NULL) {
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
         goto done;
     }
@@ -222,12 +388,26 @@ sc_code sc_migrate_ref(const char *scrolls_dir, const char *ref, int dry_run,
                 out->count++;
         }
     }
+    for (size_t i = 0; i < ninvs && rc == SC_OK; i++) {
+        if (!dry_run)
+            rc = sc_file_write_atomic(invs[i].path, invs[i].text, invs[i].len, 0644, err);
+        if (rc == SC_OK) {
+            out->inventories[out->ninventories] = strdup(invs[i].rel);
+            if (out->inventories[out->ninventories] == NULL)
+                rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            else
+                out->ninventories++;
+        }
+    }
 done:
     if (rc != SC_OK)
         sc_migrate_result_free(out);
     for (size_t i = 0; i < ndocs; i++)
         doc_free(&docs[i]);
     free(docs);
+    for (size_t i = 0; i < ninvs; i++)
+        inv_free(&invs[i]);
+    free(invs);
     free(box);
     sc_scroll_ref_list_free(&refs);
     return rc;

@@ -291,7 +291,11 @@ sc_code sc_parity_measure(const sc_parity_values *reference,
             nr = nr + xx;
             nc = nc + yy;
         }
-        double den = sqrt(nr) * sqrt(nc);
+        /* one square root of the product: for equal vectors dot, nr and nc
+         * are the same double and sqrt(nr * nr) == nr exactly (correctly
+         * rounded operations, 1 <= nr <= n), so C is exactly 1 and
+         * minimumCosine 1 passes them; sqrt(nr) * sqrt(nc) can miss by an ulp */
+        double den = sqrt(nr * nc);
         cosine = dot / den;
         if (cosine > 1.0)
             cosine = 1.0;

@@ -8,11 +8,12 @@
  * in byte order (so the first problem reported does not depend on the file
  * system's order) and classifies with AT_SYMLINK_NOFOLLOW, so a link is
  * recorded, never followed; file bytes are
- * hashed in 1 MiB streaming reads by two threads, and the reported failure
+ * hashed in 1 MiB streaming reads by one thread per CPU (jobs.h), and the reported failure
  * is always the one of the lowest path, so results do not depend on thread
  * timing; verification hashes the list bytes before parsing them, reaches
  * every listed path from the root one segment at a time with O_NOFOLLOW, and
- * checks the records with two threads that report, like collection, the
+ * checks the records, in chunks of at most 32 records or 1 MiB, on one thread
+ * per CPU that report, like collection, the
  * failure of the first failing record in list order.
  * Every allocation is checked and every descriptor closed on every path.
  */
@@ -28,10 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "scrollcase/digest.h"
 #include "scrollcase/file.h"
+#include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 
 #ifndef O_CLOEXEC
@@ -223,12 +227,13 @@ static sc_code read_link_at(int dfd, const char *name, const char *shown, size_t
 }
 
 /* Stream a descriptor through SHA-256; *total gets the bytes read. */
-static sc_code hash_fd(int fd, unsigned char *buf, size_t bufsize, const char *shown,
-                       char hex[65], uint64_t *total, sc_error *err)
+static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const char *shown,
+                           char hex[65], uint64_t *total, uint32_t *crc, sc_error *err)
 {
     sc_sha256_ctx ctx;
     unsigned char md[SC_SHA256_LEN];
     uint64_t n = 0;
+    uLong z = crc32(0L, Z_NULL, 0);
     sc_code c = sc_sha256_init(&ctx, err);
     while (c == SC_OK) {
         ssize_t r = read(fd, buf, bufsize);
@@ -243,6 +248,8 @@ static sc_code hash_fd(int fd, unsigned char *buf, size_t bufsize, const char *s
             break;
         n += (uint64_t)r;
         c = sc_sha256_update(&ctx, buf, (size_t)r, err);
+        if (crc != NULL)
+            z = crc32(z, buf, (uInt)r);
     }
     if (c != SC_OK) {
         sc_sha256_abort(&ctx);
@@ -254,7 +261,15 @@ static sc_code hash_fd(int fd, unsigned char *buf, size_t bufsize, const char *s
     sc_hex_lower(md, SC_SHA256_LEN, hex);
     if (total != NULL)
         *total = n;
+    if (crc != NULL)
+        *crc = (uint32_t)z;
     return SC_OK;
+}
+
+static sc_code hash_fd(int fd, unsigned char *buf, size_t bufsize, const char *shown,
+                       char hex[65], uint64_t *total, sc_error *err)
+{
+    return hash_fd_crc(fd, buf, bufsize, shown, hex, total, NULL, err);
 }
 
 /* ---- the stream (14.2) -------------------------------------------------- */
@@ -526,7 +541,26 @@ typedef struct walker {
     size_t *files; /* indices of FILE entries, for hashing */
     size_t nfiles, files_cap;
     sc_error *err;
+    const sc_payload_list *reuse; /* sorted by path; NULL when none */
+    unsigned jobs;
+    const sc_payload_list *reuse_sub; /* of root/reuse_under; NULL when none */
+    const char *reuse_under;
 } walker;
+
+static int64_t ts_ns(struct timespec t)
+{
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void stamp_from(sc_payload_entry *e, const struct stat *st)
+{
+    e->stamp.dev = (uint64_t)st->st_dev;
+    e->stamp.ino = (uint64_t)st->st_ino;
+    e->stamp.size = (uint64_t)st->st_size;
+    e->stamp.mode = (unsigned)st->st_mode;
+    e->stamp.mtime_ns = ts_ns(st->st_mtim);
+    e->stamp.ctime_ns = ts_ns(st->st_ctim);
+}
 
 static sc_code add_entry(walker *w, int dfd, const char *name, const struct stat *st,
                          char *rel, size_t rel_len)
@@ -581,6 +615,8 @@ static sc_code add_entry(walker *w, int dfd, const char *name, const struct stat
     } else {
         e->kind = SC_PAYLOAD_FILE;
         e->size = (uint64_t)st->st_size;
+        stamp_from(e, st);
+        e->stamp.valid = 0; /* until hashed */
         w->files[w->nfiles++] = w->list->count - 1;
     }
     return SC_OK;
@@ -630,6 +666,54 @@ typedef struct hash_worker {
     sc_error err;
 } hash_worker;
 
+/*
+ * Take e's digest from the reuse list when its record there is of the same
+ * file, unchanged since it was hashed: device, inode, size, mode, mtime and
+ * ctime (from this walk's lstat) equal the record's stamp, and both times lie
+ * more than SC_PAYLOAD_RACY_NS before the record's hashing (a change within
+ * the clock's granularity after it could leave them as they were).
+ */
+static const sc_payload_entry *reuse_find(const walker *w, const sc_payload_entry *e)
+{
+    const sc_payload_entry *r = NULL;
+    if (w->reuse != NULL && w->reuse->count > 0)
+        r = bsearch(e, w->reuse->entries, w->reuse->count, sizeof *e, entry_cmp);
+    if (r != NULL || w->reuse_sub == NULL || w->reuse_sub->count == 0 || w->reuse_under == NULL)
+        return r;
+    size_t ul = strlen(w->reuse_under);
+    if (ul == 0 || e->path_len <= ul + 1 || memcmp(e->path, w->reuse_under, ul) != 0 ||
+        e->path[ul] != '/')
+        return NULL;
+    sc_payload_entry key;
+    memset(&key, 0, sizeof key);
+    key.path = e->path + ul + 1;
+    key.path_len = e->path_len - ul - 1;
+    return bsearch(&key, w->reuse_sub->entries, w->reuse_sub->count, sizeof key, entry_cmp);
+}
+
+static int reuse_digest(const walker *w, sc_payload_entry *e)
+{
+    const sc_payload_entry *r = reuse_find(w, e);
+    if (r == NULL || r->kind != SC_PAYLOAD_FILE || !r->stamp.valid || r->sha256[0] == '\0')
+        return 0;
+    if ((w->flags & SC_PAYLOAD_CRC) && !r->has_crc)
+        return 0;
+    if (r->stamp.dev != e->stamp.dev || r->stamp.ino != e->stamp.ino ||
+        r->stamp.size != e->stamp.size || r->stamp.mode != e->stamp.mode ||
+        r->stamp.mtime_ns != e->stamp.mtime_ns || r->stamp.ctime_ns != e->stamp.ctime_ns ||
+        r->size != e->size)
+        return 0;
+    int64_t settled = r->stamp.hashed_at_ns - SC_PAYLOAD_RACY_NS;
+    if (r->stamp.mtime_ns >= settled || r->stamp.ctime_ns >= settled)
+        return 0;
+    memcpy(e->sha256, r->sha256, sizeof e->sha256);
+    e->crc32 = r->crc32;
+    e->has_crc = r->has_crc;
+    e->stamp.hashed_at_ns = r->stamp.hashed_at_ns;
+    e->stamp.valid = 1;
+    return 1;
+}
+
 /* Open rel (a file) under root one segment at a time, never following a
  * link: for paths longer than PATH_MAX.  -1 with errno on failure. */
 static int open_below(const char *root, const char *rel)
@@ -662,6 +746,8 @@ static int open_below(const char *root, const char *rel)
 
 static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf, sc_error *err)
 {
+    if (reuse_digest(w, e))
+        return SC_OK;
     char *full = sc_path_join(w->root, e->path);
     if (full == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory hashing the payload");
@@ -679,15 +765,23 @@ static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf
         return sc_error_set(err, SC_E_IO, e->path, "cannot open %s: %s", e->path, strerror(ec));
     }
     struct stat st;
+    struct timespec now;
     sc_code c = SC_OK;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (clock_gettime(CLOCK_REALTIME, &now) != 0 || fstat(fd, &st) != 0 ||
+        !S_ISREG(st.st_mode)) {
         c = sc_error_set(err, SC_E_IO, e->path, "%s changed while the payload was collected",
                          e->path);
     } else {
         uint64_t n = 0;
-        c = hash_fd(fd, buf, SC_SHA256_FILE_BUFFER, e->path, e->sha256, &n, err);
+        stamp_from(e, &st);
+        e->stamp.hashed_at_ns = ts_ns(now);
+        e->stamp.valid = 1;
+        e->has_crc = (w->flags & SC_PAYLOAD_CRC) != 0;
+        c = hash_fd_crc(fd, buf, SC_SHA256_FILE_BUFFER, e->path, e->sha256, &n,
+                        e->has_crc ? &e->crc32 : NULL, err);
         if (c == SC_OK && n != e->size) {
             e->sha256[0] = '\0';
+            e->stamp.valid = 0;
             c = sc_error_set(err, SC_E_IO, e->path, "%s changed size while it was hashed",
                              e->path);
         }
@@ -737,31 +831,55 @@ static sc_code hash_files(walker *w)
     job.w = w;
     atomic_init(&job.next, 0);
     atomic_init(&job.stop, 0);
-    hash_worker hw[2];
-    for (int i = 0; i < 2; i++) {
+    size_t nt = w->jobs < w->nfiles ? w->jobs : w->nfiles;
+    if (nt < 1)
+        nt = 1;
+    hash_worker *hw = calloc(nt, sizeof *hw);
+    pthread_t *th = calloc(nt, sizeof *th);
+    if (hw == NULL || th == NULL) {
+        free(hw);
+        free(th);
+        return sc_error_set(w->err, SC_E_OUT_OF_MEMORY, NULL, "out of memory hashing the payload");
+    }
+    for (size_t i = 0; i < nt; i++) {
         hw[i].job = &job;
         hw[i].fail_at = SIZE_MAX;
         hw[i].code = SC_OK;
         sc_error_clear(&hw[i].err);
     }
-    pthread_t helper;
-    int started = w->nfiles > 1 && pthread_create(&helper, NULL, hash_thread, &hw[1]) == 0;
+    /* Each thread claims the next file, one at a time: big files spread over
+     * the threads as they come. */
+    size_t started = 0;
+    for (size_t i = 1; i < nt; i++)
+        if (pthread_create(&th[i], NULL, hash_thread, &hw[i]) == 0)
+            started = i;
+        else
+            break;
     hash_thread(&hw[0]);
-    if (started)
-        pthread_join(helper, NULL);
+    for (size_t i = 1; i <= started; i++)
+        pthread_join(th[i], NULL);
     const hash_worker *bad = NULL;
-    for (int i = 0; i < 2; i++)
+    for (size_t i = 0; i <= started; i++)
         if (hw[i].code != SC_OK && (bad == NULL || hw[i].fail_at < bad->fail_at))
             bad = &hw[i];
+    sc_code rc = SC_OK;
     if (bad != NULL) {
         if (w->err != NULL)
             *w->err = bad->err;
-        return bad->code;
+        rc = bad->code;
     }
-    return SC_OK;
+    free(hw);
+    free(th);
+    return rc;
 }
 
 sc_code sc_payload_collect(const char *root, unsigned flags, sc_payload_list *out, sc_error *err)
+{
+    return sc_payload_collect_with(root, flags, NULL, out, err);
+}
+
+sc_code sc_payload_collect_with(const char *root, unsigned flags, const sc_payload_options *o,
+                                sc_payload_list *out, sc_error *err)
 {
     sc_error_clear(err);
     if (root == NULL || out == NULL)
@@ -776,7 +894,9 @@ sc_code sc_payload_collect(const char *root, unsigned flags, sc_payload_list *ou
         return sc_error_set(err, SC_E_IO, root, "the payload root %s is not a real directory",
                             root);
     sc_payload_list list = {NULL, 0, 0};
-    walker w = {root, flags, &list, NULL, 0, 0, err};
+    walker w = {root, flags, &list, NULL, 0, 0, err, o != NULL ? o->reuse : NULL,
+                sc_jobs_resolve(o != NULL ? o->jobs : 0), o != NULL ? o->reuse_sub : NULL,
+                o != NULL ? o->reuse_under : NULL};
     sc_code c = sc_file_walk(root, SC_WALK_SORTED, collect_one, &w, err);
     if (c == SC_OK && (flags & SC_PAYLOAD_HASH))
         c = hash_files(&w);
@@ -934,17 +1054,23 @@ static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned c
 }
 
 /*
- * Two threads check the records in chunks claimed in ascending order; a
- * failure lowers fail_min, and no record above fail_min is started, while
- * every record below it is finished.  So the failure reported is always that
- * of the lowest failing record, as a sequential walk would report it.
+ * Threads (one per CPU of the affinity mask) check the records in chunks
+ * claimed in ascending order; a failure lowers fail_min, and no record above
+ * fail_min is started, while every record below it is finished.  So the
+ * failure reported is always that of the lowest failing record, as a
+ * sequential walk would report it.  A chunk ends after VERIFY_CHUNK records
+ * or once it holds VERIFY_CHUNK_BYTES of files, whichever comes first, so
+ * work is handed out by bytes: four big files keep four threads busy.
  */
 #define VERIFY_CHUNK 32
+#define VERIFY_CHUNK_BYTES ((uint64_t)1 << 20)
 
 typedef struct verify_job {
     int rootfd;
     const sc_payload_list *list;
-    atomic_size_t next;     /* start of the next unclaimed chunk */
+    const size_t *bounds;   /* chunk k is records [bounds[k], bounds[k+1]) */
+    size_t nchunks;
+    atomic_size_t next;     /* the next unclaimed chunk */
     atomic_size_t fail_min; /* lowest failing record so far; SIZE_MAX when none */
 } verify_job;
 
@@ -981,10 +1107,12 @@ static void *verify_thread(void *arg)
     }
     dir_cache dc = {job->rootfd, NULL, 0, -1};
     for (;;) {
-        size_t start = atomic_fetch_add(&job->next, VERIFY_CHUNK);
-        if (start >= list->count || start >= atomic_load(&job->fail_min))
+        size_t k = atomic_fetch_add(&job->next, 1);
+        if (k >= job->nchunks)
             break;
-        size_t end = list->count - start < VERIFY_CHUNK ? list->count : start + VERIFY_CHUNK;
+        size_t start = job->bounds[k], end = job->bounds[k + 1];
+        if (start >= atomic_load(&job->fail_min))
+            break;
         for (size_t i = start; i < end && i < atomic_load(&job->fail_min); i++) {
             sc_code c = verify_entry(&dc, &list->entries[i], buf, &err);
             if (c != SC_OK) {
@@ -998,37 +1126,74 @@ static void *verify_thread(void *arg)
     return NULL;
 }
 
-static sc_code verify_entries(int rootfd, const sc_payload_list *list, sc_error *err)
+static sc_code verify_entries(int rootfd, const sc_payload_list *list, unsigned jobs,
+                              sc_error *err)
 {
     if (list->count == 0)
         return SC_OK;
+    size_t *bounds = malloc((list->count + 1) * sizeof *bounds);
+    if (bounds == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
+    size_t nchunks = 0, in_chunk = 0;
+    uint64_t bytes = 0;
+    bounds[0] = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        in_chunk++;
+        if (list->entries[i].kind == SC_PAYLOAD_FILE)
+            bytes += list->entries[i].size;
+        if (in_chunk == VERIFY_CHUNK || bytes >= VERIFY_CHUNK_BYTES || i + 1 == list->count) {
+            bounds[++nchunks] = i + 1;
+            in_chunk = 0;
+            bytes = 0;
+        }
+    }
     verify_job job;
     job.rootfd = rootfd;
     job.list = list;
+    job.bounds = bounds;
+    job.nchunks = nchunks;
     atomic_init(&job.next, 0);
     atomic_init(&job.fail_min, SIZE_MAX);
-    verify_worker vw[2];
-    for (int i = 0; i < 2; i++) {
+    size_t nt = sc_jobs_resolve(jobs);
+    if (nt > nchunks)
+        nt = nchunks;
+    verify_worker *vw = calloc(nt, sizeof *vw);
+    pthread_t *th = calloc(nt, sizeof *th);
+    if (vw == NULL || th == NULL) {
+        free(vw);
+        free(th);
+        free(bounds);
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
+    }
+    for (size_t i = 0; i < nt; i++) {
         vw[i].job = &job;
         vw[i].fail_at = SIZE_MAX;
         vw[i].code = SC_OK;
         sc_error_clear(&vw[i].err);
     }
-    pthread_t helper;
-    int started = list->count > VERIFY_CHUNK &&
-                  pthread_create(&helper, NULL, verify_thread, &vw[1]) == 0;
+    size_t started = 0;
+    for (size_t i = 1; i < nt; i++)
+        if (pthread_create(&th[i], NULL, verify_thread, &vw[i]) == 0)
+            started = i;
+        else
+            break;
     verify_thread(&vw[0]);
-    if (started)
-        pthread_join(helper, NULL);
+    for (size_t i = 1; i <= started; i++)
+        pthread_join(th[i], NULL);
     const verify_worker *bad = NULL;
-    for (int i = 0; i < 2; i++)
+    for (size_t i = 0; i <= started; i++)
         if (vw[i].code != SC_OK && (bad == NULL || vw[i].fail_at < bad->fail_at))
             bad = &vw[i];
-    if (bad == NULL)
-        return SC_OK;
-    if (err != NULL)
-        *err = bad->err;
-    return bad->code;
+    sc_code rc = SC_OK;
+    if (bad != NULL) {
+        if (err != NULL)
+            *err = bad->err;
+        rc = bad->code;
+    }
+    free(vw);
+    free(th);
+    free(bounds);
+    return rc;
 }
 
 /* Read the list file (at most SC_PAYLOAD_LIST_MAX bytes) from the root. */
@@ -1111,6 +1276,12 @@ static sc_code read_list(int rootfd, const char *shown, char **bytes, size_t *le
 sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
                                size_t *entry_count, sc_error *err)
 {
+    return sc_payload_verify_tree_with(root, expected_sha256, 0, entry_count, err);
+}
+
+sc_code sc_payload_verify_tree_with(const char *root, const char *expected_sha256,
+                                    unsigned jobs, size_t *entry_count, sc_error *err)
+{
     sc_error_clear(err);
     if (root == NULL || expected_sha256 == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_verify_tree: no root or digest");
@@ -1157,7 +1328,7 @@ sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
         c = sc_payload_parse(bytes, len, &list, err);
     free(bytes);
     if (c == SC_OK)
-        c = verify_entries(rootfd, &list, err);
+        c = verify_entries(rootfd, &list, jobs, err);
     if (c == SC_OK && entry_count != NULL)
         *entry_count = list.count;
     sc_payload_list_free(&list);

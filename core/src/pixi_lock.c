@@ -19,6 +19,7 @@
 
 #include <yaml.h>
 
+#include "scrollcase/digest.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/wheel.h"
@@ -315,6 +316,7 @@ static void package_free(sc_lock_package *p)
     free(p->version);
     free(p->build);
     free(p->subdir);
+    free(p->sha256);
     free(p->license);
     for (size_t i = 0; i < p->ndepends; i++)
         free(p->depends[i]);
@@ -324,21 +326,49 @@ static void package_free(sc_lock_package *p)
     free(p->requires_dist);
 }
 
-/* The kind and location of a package or an environment entry. */
-static sc_code kind_of(lr *r, const sc_json *e, const char *where, sc_lock_kind *kind,
-                       const char **location)
+/* The kind and location of a package or an environment entry.  Every
+ * version names the location by the kind (`conda:`, `pypi:`, and in v7
+ * `conda_source:`); a v5 package may instead say `kind:` and give `url:` or
+ * `path:` (v5_tag). */
+static sc_code kind_of(lr *r, const sc_json *e, const char *where, int version, int v5_tag,
+                       sc_lock_kind *kind, int *source, const char **location)
 {
     if (e->type != SC_JSON_OBJECT)
         return fail_node(r, e, "%s must be a mapping", where);
     const sc_json *c = sc_json_get(e, "conda"), *p = sc_json_get(e, "pypi");
-    if ((c == NULL) == (p == NULL))
-        return fail_node(r, e, "%s must have exactly one of conda and pypi", where);
-    const sc_json *v = c ? c : p;
+    const sc_json *s = version >= 7 ? sc_json_get(e, "conda_source") : NULL;
+    const sc_json *k = v5_tag && version == 5 ? sc_json_get(e, "kind") : NULL;
+    const char *key = c ? "conda" : p ? "pypi" : "conda_source";
+    if (k != NULL && c == NULL && p == NULL) {
+        if (k->type != SC_JSON_STRING ||
+            (strcmp(k->string, "conda") != 0 && strcmp(k->string, "pypi") != 0))
+            return fail_node(r, k, "%s.kind must be conda or pypi", where);
+        const sc_json *u = sc_json_get(e, "url"), *pa = sc_json_get(e, "path");
+        if ((u == NULL) == (pa == NULL))
+            return fail_node(r, e, "%s must have exactly one of url and path", where);
+        c = strcmp(k->string, "conda") == 0 ? (u ? u : pa) : NULL;
+        p = c == NULL ? (u ? u : pa) : NULL;
+        key = u ? "url" : "path";
+    } else if ((c != NULL) + (p != NULL) + (s != NULL) != 1) {
+        return fail_node(r, e, version >= 7
+                                   ? "%s must have exactly one of conda, conda_source and pypi"
+                                   : "%s must have exactly one of conda and pypi",
+                         where);
+    }
+    const sc_json *v = c ? c : p ? p : s;
     if (v->type != SC_JSON_STRING || v->length == 0 || memchr(v->string, '\0', v->length))
-        return fail_node(r, v, "%s.%s must be a non-empty string", where, c ? "conda" : "pypi");
-    *kind = c ? SC_LOCK_CONDA : SC_LOCK_PYPI;
+        return fail_node(r, v, "%s.%s must be a non-empty string", where, key);
+    *kind = p ? SC_LOCK_PYPI : SC_LOCK_CONDA;
+    *source = s != NULL;
     *location = v->string;
     return SC_OK;
+}
+
+/* The name of a v7 source identifier "name[hash] @ location". */
+static char *source_name(const char *id)
+{
+    size_t n = strcspn(id, "[ @");
+    return n > 0 ? strndup(id, n) : strdup("");
 }
 
 /* The URL directory just above the file: ".../linux-64/x.conda" → "linux-64".
@@ -362,12 +392,28 @@ static int url_subdir(const char *location, char **out)
     return *out ? 0 : -1;
 }
 
-static sc_code read_package(lr *r, const sc_json *e, size_t i, sc_lock_package *p)
+static sc_code read_sha256(lr *r, const sc_json *e, const char *where, char **out)
+{
+    if (opt_string(r, e, "sha256", where, out) != SC_OK)
+        return r->code;
+    if (*out != NULL) {
+        size_t n = strlen(*out);
+        for (size_t i = 0; i < n; i++)
+            if ((*out)[i] >= 'A' && (*out)[i] <= 'F')
+                (*out)[i] = (char)((*out)[i] - 'A' + 'a');
+        if (!sc_is_lower_hex(*out, n, 64))
+            return fail_node(r, sc_json_get(e, "sha256"), "%s.sha256 must be 64 hex digits",
+                             where);
+    }
+    return SC_OK;
+}
+
+static sc_code read_package(lr *r, const sc_json *e, size_t i, int version, sc_lock_package *p)
 {
     char where[64];
     snprintf(where, sizeof where, "packages[%zu]", i);
     const char *loc;
-    if (kind_of(r, e, where, &p->kind, &loc) != SC_OK)
+    if (kind_of(r, e, where, version, 1, &p->kind, &p->source, &loc) != SC_OK)
         return r->code;
     p->location = strdup(loc);
     p->filename = sc_location_filename(loc);
@@ -376,24 +422,42 @@ static sc_code read_package(lr *r, const sc_json *e, size_t i, sc_lock_package *
     if (opt_string(r, e, "name", where, &p->name) != SC_OK ||
         opt_string(r, e, "version", where, &p->version) != SC_OK ||
         opt_string(r, e, "license", where, &p->license) != SC_OK ||
+        read_sha256(r, e, where, &p->sha256) != SC_OK ||
         opt_strings(r, e, "depends", where, &p->depends, &p->ndepends) != SC_OK ||
         opt_strings(r, e, "requires_dist", where, &p->requires_dist, &p->nrequires_dist) != SC_OK)
         return r->code;
     if (p->kind == SC_LOCK_PYPI) {
-        if (p->name == NULL || p->name[0] == '\0' || p->version == NULL || p->version[0] == '\0')
-            return fail_node(r, e, "%s: a pypi package needs name and version", where);
+        /* v7 writes no version for a package built from source */
+        if (p->name == NULL || p->name[0] == '\0' ||
+            (version < 7 && p->version == NULL) || (p->version && p->version[0] == '\0'))
+            return fail_node(r, e, version < 7 ? "%s: a pypi package needs name and version"
+                                               : "%s: a pypi package needs a name, and a "
+                                                 "non-empty version when it has one",
+                             where);
         return SC_OK;
     }
     if (opt_string(r, e, "build", where, &p->build) != SC_OK ||
         opt_string(r, e, "subdir", where, &p->subdir) != SC_OK)
         return r->code;
+    if (p->source) {
+        /* a source package: no archive, its name is in its identifier */
+        if (p->name == NULL && (p->name = source_name(loc)) == NULL)
+            return oom(r);
+        if (p->build == NULL && (p->build = strdup("")) == NULL)
+            return oom(r);
+        if (p->name[0] == '\0' || (p->version && p->version[0] == '\0'))
+            return fail_node(r, e, "%s: a conda_source package needs a name (\"name[hash] @ "
+                                   "location\") and a non-empty version when it has one",
+                             where);
+        return SC_OK;
+    }
     if (p->name == NULL || p->version == NULL || p->build == NULL) {
         char *n, *v, *b;
         int rc = sc_conda_filename_split(p->filename, &n, &v, &b);
         if (rc == -2)
             return oom(r);
         if (rc == 0)
-            return fail_node(r, sc_json_get(e, "conda"),
+            return fail_node(r, sc_json_get(e, "conda") ? sc_json_get(e, "conda") : e,
                              "%s: \"%.80s\" is not name-version-build.conda or .tar.bz2",
                              where, p->filename);
         if (p->name == NULL) { p->name = n; n = NULL; }
@@ -411,7 +475,7 @@ static sc_code read_package(lr *r, const sc_json *e, size_t i, sc_lock_package *
 }
 
 typedef struct idx_entry {
-    sc_lock_kind kind;
+    int kind; /* sc_lock_kind, 2 for a conda_source package */
     const char *location;
     size_t index;
 } idx_entry;
@@ -427,7 +491,7 @@ static int idx_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static int idx_find(const idx_entry *idx, size_t n, sc_lock_kind kind, const char *loc,
+static int idx_find(const idx_entry *idx, size_t n, int kind, const char *loc,
                     size_t *found)
 {
     size_t lo = 0, hi = n;
@@ -447,8 +511,56 @@ static int idx_find(const idx_entry *idx, size_t n, sc_lock_kind kind, const cha
     return 0;
 }
 
+/* v7's top-level platforms: [{name, subdir?, virtual-packages?}, ...]. */
+typedef struct plat_decl {
+    const char *name, *subdir;
+} plat_decl;
+
+static sc_code read_platforms(lr *r, const sc_json *pls, plat_decl **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (pls == NULL)
+        return fail_node(r, NULL, "platforms is missing (lock format 7 lists its platforms)");
+    if (pls->type != SC_JSON_ARRAY)
+        return fail_node(r, pls, "platforms must be a sequence");
+    if (pls->length == 0)
+        return SC_OK;
+    plat_decl *d = calloc(pls->length, sizeof *d);
+    if (d == NULL)
+        return oom(r);
+    *out = d;
+    for (const sc_json *e = pls->child; e != NULL; e = e->next) {
+        size_t i = *n;
+        if (e->type != SC_JSON_OBJECT)
+            return fail_node(r, e, "platforms[%zu] must be a mapping", i);
+        const sc_json *nm = sc_json_get(e, "name"), *sd = sc_json_get(e, "subdir");
+        const sc_json *vp = sc_json_get(e, "virtual-packages");
+        if (nm == NULL || nm->type != SC_JSON_STRING || nm->length == 0 ||
+            memchr(nm->string, '\0', nm->length) != NULL)
+            return fail_node(r, nm ? nm : e, "platforms[%zu].name must be a non-empty string", i);
+        if (sd != NULL && (sd->type != SC_JSON_STRING || sd->length == 0 ||
+                           memchr(sd->string, '\0', sd->length) != NULL))
+            return fail_node(r, sd, "platforms[%zu].subdir must be a non-empty string", i);
+        if (vp != NULL && vp->type != SC_JSON_ARRAY)
+            return fail_node(r, vp, "platforms[%zu].virtual-packages must be a sequence", i);
+        for (const sc_json *v = vp ? vp->child : NULL; v != NULL; v = v->next)
+            if (v->type != SC_JSON_STRING)
+                return fail_node(r, v, "platforms[%zu].virtual-packages must be a sequence "
+                                       "of strings", i);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(d[j].name, nm->string) == 0)
+                return fail_node(r, nm, "platforms[%zu]: platform \"%.60s\" is listed twice",
+                                 i, nm->string);
+        d[i].name = nm->string;
+        d[i].subdir = sd ? sd->string : nm->string;
+        (*n)++;
+    }
+    return SC_OK;
+}
+
 static sc_code read_environments(lr *r, const sc_json *envs, sc_pixi_lock *l,
-                                 const idx_entry *idx)
+                                 const idx_entry *idx, const plat_decl *decl, size_t ndecl)
 {
     if (envs == NULL)
         return fail_node(r, NULL, "environments is missing");
@@ -478,8 +590,20 @@ static sc_code read_environments(lr *r, const sc_json *envs, sc_pixi_lock *l,
         }
         for (const sc_json *pl = pk->child; pl != NULL; pl = pl->next) {
             sc_lock_platform *plat = &env->platforms[env->nplatforms++];
+            const char *subdir = pl->key;
+            if (l->version >= 7) {
+                size_t j = 0;
+                while (j < ndecl && strcmp(decl[j].name, pl->key) != 0)
+                    j++;
+                if (j == ndecl)
+                    return fail_node(r, pl, "environments.%.60s.packages.%.60s: the platform "
+                                            "is not in the lock's platforms list",
+                                     ev->key, pl->key);
+                subdir = decl[j].subdir;
+            }
             plat->platform = strdup(pl->key);
-            if (plat->platform == NULL)
+            plat->subdir = strdup(subdir);
+            if (plat->platform == NULL || plat->subdir == NULL)
                 return oom(r);
             if (pl->type != SC_JSON_ARRAY)
                 return fail_node(r, pl, "environments.%.60s.packages.%.60s must be a sequence",
@@ -494,11 +618,12 @@ static sc_code read_environments(lr *r, const sc_json *envs, sc_pixi_lock *l,
                 snprintf(where, sizeof where, "environments.%.60s.packages.%.60s[%zu]",
                          ev->key, pl->key, plat->count);
                 sc_lock_kind kind;
+                int source;
                 const char *loc;
-                if (kind_of(r, e, where, &kind, &loc) != SC_OK)
+                if (kind_of(r, e, where, l->version, 0, &kind, &source, &loc) != SC_OK)
                     return r->code;
                 size_t at;
-                if (!idx_find(idx, l->npackages, kind, loc, &at))
+                if (!idx_find(idx, l->npackages, source ? 2 : (int)kind, loc, &at))
                     return fail_node(r, e, "%s names no package of the lock: %.120s", where, loc);
                 plat->packages[plat->count++] = at;
             }
@@ -514,38 +639,53 @@ static sc_code interpret(lr *r, const sc_json *root, sc_pixi_lock *l)
     const sc_json *ver = sc_json_get(root, "version");
     if (ver == NULL)
         return fail_node(r, root, "version is missing");
-    if (ver->type != SC_JSON_STRING ||
-        (strcmp(ver->string, "5") != 0 && strcmp(ver->string, "6") != 0))
-        return fail_node(r, ver, "lock version must be 5 or 6");
+    if (ver->type != SC_JSON_STRING)
+        return fail_node(r, ver, "version must be a number; this reader reads lock formats "
+                                 "5, 6 and 7");
+    if (ver->length != 1 || ver->string[0] < '0' + SC_LOCK_VERSION_MIN ||
+        ver->string[0] > '0' + SC_LOCK_VERSION_MAX)
+        return fail_node(r, ver, "lock format version %.20s is not one this reader knows; it "
+                                 "reads 5, 6 and 7",
+                         ver->string);
     l->version = ver->string[0] - '0';
+    plat_decl *decl = NULL;
+    size_t ndecl = 0;
+    if (l->version >= 7 && read_platforms(r, sc_json_get(root, "platforms"), &decl, &ndecl) != SC_OK) {
+        free(decl);
+        return r->code;
+    }
     const sc_json *pk = sc_json_get(root, "packages");
-    if (pk == NULL)
-        return fail_node(r, root, "packages is missing");
-    if (pk->type != SC_JSON_ARRAY)
-        return fail_node(r, pk, "packages must be a sequence");
+    if (pk == NULL || pk->type != SC_JSON_ARRAY) {
+        free(decl);
+        return pk == NULL ? fail_node(r, root, "packages is missing")
+                          : fail_node(r, pk, "packages must be a sequence");
+    }
     idx_entry *idx = NULL;
     if (pk->length > 0) {
         l->packages = calloc(pk->length, sizeof *l->packages);
         idx = calloc(pk->length, sizeof *idx);
         if (l->packages == NULL || idx == NULL) {
             free(idx);
+            free(decl);
             return oom(r);
         }
     }
     for (const sc_json *e = pk->child; e != NULL; e = e->next) {
         size_t i = l->npackages++;
-        if (read_package(r, e, i, &l->packages[i]) != SC_OK) {
+        if (read_package(r, e, i, l->version, &l->packages[i]) != SC_OK) {
             free(idx);
+            free(decl);
             return r->code;
         }
-        idx[i].kind = l->packages[i].kind;
+        idx[i].kind = l->packages[i].source ? 2 : (int)l->packages[i].kind;
         idx[i].location = l->packages[i].location;
         idx[i].index = i;
     }
     if (l->npackages > 0)
         qsort(idx, l->npackages, sizeof *idx, idx_cmp);
-    sc_code c = read_environments(r, sc_json_get(root, "environments"), l, idx);
+    sc_code c = read_environments(r, sc_json_get(root, "environments"), l, idx, decl, ndecl);
     free(idx);
+    free(decl);
     return c;
 }
 
@@ -560,6 +700,7 @@ void sc_pixi_lock_free(sc_pixi_lock *l)
         sc_lock_environment *e = &l->environments[i];
         for (size_t j = 0; j < e->nplatforms; j++) {
             free(e->platforms[j].platform);
+            free(e->platforms[j].subdir);
             free(e->platforms[j].packages);
         }
         free(e->platforms);
@@ -618,11 +759,15 @@ const sc_lock_platform *sc_pixi_lock_find(const sc_pixi_lock *l,
                                           const char *platform)
 {
     for (size_t i = 0; i < l->nenvironments; i++) {
-        if (strcmp(l->environments[i].name, environment) != 0)
+        const sc_lock_environment *e = &l->environments[i];
+        if (strcmp(e->name, environment) != 0)
             continue;
-        for (size_t j = 0; j < l->environments[i].nplatforms; j++)
-            if (strcmp(l->environments[i].platforms[j].platform, platform) == 0)
-                return &l->environments[i].platforms[j];
+        for (size_t j = 0; j < e->nplatforms; j++)
+            if (strcmp(e->platforms[j].platform, platform) == 0)
+                return &e->platforms[j];
+        for (size_t j = 0; j < e->nplatforms; j++)
+            if (e->platforms[j].subdir && strcmp(e->platforms[j].subdir, platform) == 0)
+                return &e->platforms[j];
         return NULL;
     }
     return NULL;

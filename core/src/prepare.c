@@ -389,7 +389,9 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
     if (dest == NULL)
         return oom(err);
     char *parent = NULL, *stage = NULL, *payload = NULL;
-    sc_box_archive a = {-1, NULL};
+    sc_box_archive a;
+    memset(&a, 0, sizeof a);
+    a.fd = -1;
     sc_payload_list list;
     memset(&list, 0, sizeof list);
     int installed = 0;
@@ -445,7 +447,7 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                          strerror(errno));
         goto done;
     }
-    if ((c = sc_zip_extract(a.zip, payload, err)) != SC_OK)
+    if ((c = sc_zip_extract_with(a.zip, payload, 0, err)) != SC_OK)
         goto done;
     uint64_t size = 0;
     if ((c = measure_tree(payload, &list, &size, err)) != SC_OK)
@@ -456,7 +458,8 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                          (unsigned long long)size, (unsigned long long)r->installed_size);
         goto done;
     }
-    if ((c = sc_box_hash_fd(a.fd, archive_path, r, SC_E_ARCHIVE_CHANGED, err)) != SC_OK)
+    /* The archive hashed once: read again only when its stamp moved. */
+    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, err)) != SC_OK)
         goto done;
     struct stat before, after;
     if (lstat(payload, &before) != 0) {

@@ -9,6 +9,7 @@
  * directory listings are sorted by bytes, never taken in file-system order.
  */
 #include "scrollcase/scroll.h"
+#include "scrollcase/remedy.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -496,16 +497,14 @@ sc_code sc_scroll_check_version(const sc_json *doc, const char *name,
         if (n == 1 || n == 2)
             return sc_error_set(err, SC_E_DEPRECATED_SCHEMA_VERSION, name,
                                 "%s: schemaVersion %d is deprecated; this is a v%d "
-                                "scroll, convert it with scrollcase migrate",
+                                "scroll, convert it with `" SC_REMEDY_MIGRATE "`",
                                 name, (int)n, (int)n);
     }
-    char shown[40];
-    if (sc_json_is(v, SC_JSON_NUMBER))
-        sc_json_format_number(v->number, shown, sizeof shown);
-    else
-        snprintf(shown, sizeof shown, "of type %s", sc_json_type_name(v));
+    char shown[48];
+    sc_json_describe_value(v, shown, sizeof shown);
     return sc_error_set(err, SC_E_UNSUPPORTED_SCHEMA_VERSION, name,
-                        "%s: unsupported schemaVersion %s; expected 3", name,
+                        "%s: unsupported schemaVersion %s; it must be the integer 3 (no fraction, "
+                        "no exponent)", name,
                         shown);
 }
 
@@ -1074,6 +1073,24 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
                   "%s scrolls must use Python entry point %s",
                   sc_target_adapter_id(&target), sc_target_python_entry_point(&target));
         goto done;
+    }
+
+    /* 14. parity accelerators: each has a validation environment here */
+    const sc_json *par = sc_json_get(s, "parity");
+    const sc_json *accs = par ? sc_json_get(par, "accelerators") : NULL;
+    for (size_t i = 0; accs != NULL && i < accs->length; i++) {
+        const char *an = sc_json_at(accs, i)->string;
+        sc_accel a = strcmp(an, "cpu") == 0 ? SC_ACCEL_CPU
+                     : strcmp(an, "metal") == 0 ? SC_ACCEL_METAL : SC_ACCEL_CUDA;
+        if (!sc_platform_validates_accelerator(target.platform, a)) {
+            char f[SC_FIELD_MAX];
+            sc_field_index(f, "$.parity.accelerators", i);
+            rc = sc_check_fail_code(&c, SC_E_INVALID_SCROLL, f,
+                      "%s is %s, but target %s defines no validation environment for "
+                      "it (%s: %s)", f, an, tid, sc_target_adapter_id(&target),
+                      target.platform == SC_PLATFORM_MACOS ? "cpu, metal" : "cpu, cuda");
+            goto done;
+        }
     }
 
     res = calloc(1, sizeof *res);

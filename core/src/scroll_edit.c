@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "scrollcase/scroll_edit.h"
+#include "scrollcase/remedy.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -497,6 +498,29 @@ static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
     return d;
 }
 
+/* X.Y, X.Y.Z or X.Y.* with decimal parts: what --python-version may say. */
+static int python_version_ok(const char *v)
+{
+    int parts = 0;
+    const char *p = v;
+    for (;;) {
+        if (parts == 2 && p[0] == '*' && p[1] == '\0')
+            return 1;
+        size_t n = 0;
+        while (p[n] >= '0' && p[n] <= '9')
+            n++;
+        if (n == 0 || n > 6)
+            return 0;
+        parts++;
+        p += n;
+        if (*p == '\0')
+            return parts >= 2;
+        if (*p != '.' || parts == 3)
+            return 0;
+        p++;
+    }
+}
+
 static char *new_pixi_toml(const sc_new_scroll_options *o, const sc_target *t)
 {
     const char *py = o->python_version ? o->python_version : SC_AUTHOR_DEFAULT_PYTHON_VERSION;
@@ -558,9 +582,12 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
     sc_target t;
     if ((rc = sc_target_parse_id(o->target_id, &t, err)) != SC_OK)
         return rc;
-    if (o->python_version != NULL && !toml_safe(o->python_version))
+    if (o->python_version != NULL && !python_version_ok(o->python_version))
         return sc_error_set(err, SC_E_USAGE, "--python-version",
-                            "--python-version must be non-empty without quotes, backslashes or control characters");
+                            "--python-version %.40s is not a Python version: give X.Y (3.12), "
+                            "X.Y.Z (3.12.7) or X.Y.* — the scroll records the Python its box is "
+                            "built for, and a word such as \"latest\" would pin nothing",
+                            o->python_version);
     if (o->execution != NULL && strcmp(o->execution, "none") != 0 &&
         strcmp(o->execution, "script") != 0 && strcmp(o->execution, "module") != 0)
         return sc_error_set(err, SC_E_USAGE, "--execution",
@@ -582,7 +609,7 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
                             "add assets, then edit scroll --field weights --value on-demand");
     if (!sc_is_dir(scrolls_dir))
         return sc_error_set(err, SC_E_IO, scrolls_dir,
-                            "%s: no scrolls directory; run scrollcase init first", scrolls_dir);
+                            "%s: no scrolls directory; run `" SC_REMEDY_INIT "` first", scrolls_dir);
     char *box_dir = sc_path_join(scrolls_dir, o->box_id);
     char *tdir = box_dir ? sc_path_join(box_dir, o->target_id) : NULL;
     char *stage = box_dir ? dup_printf("%s/.new-%s-XXXXXX", box_dir, o->target_id) : NULL;

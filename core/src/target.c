@@ -279,6 +279,15 @@ const sc_env_pair *sc_target_validation_environment(const sc_target *t,
     }
 }
 
+int sc_platform_validates_accelerator(sc_platform p, sc_accel a)
+{
+    if (a == SC_ACCEL_CPU)
+        return 1;
+    if (p == SC_PLATFORM_MACOS)
+        return a == SC_ACCEL_METAL;
+    return a == SC_ACCEL_CUDA;
+}
+
 const char *const *sc_target_execution_affecting_variables(const sc_target *t)
 {
     const struct adapter *ad = adapter_of(t);

@@ -1314,6 +1314,10 @@ static sc_code to_json(const jctx *c, const sc_toml *v, sc_json **out)
         if (j == NULL)
             break;
         for (const sc_toml *m = v->child; m != NULL; m = m->next) {
+            if (v->type == SC_TOML_TABLE && memchr(m->key, '\0', m->key_length) != NULL) {
+                sc_json_free(j);
+                return jfail(c, m->key_span.start, "a key holding U+0000 is not read here");
+            }
             sc_json *x = NULL;
             sc_code rc = to_json(c, m, &x);
             if (rc != SC_OK) {

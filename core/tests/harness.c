@@ -14,6 +14,7 @@
 #include "harness.h"
 
 #include <CUnit/Basic.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -84,6 +85,63 @@ char *sc_test_tmpdir(void)
         return NULL;
     }
     return p;
+}
+
+static char *g_tmp_root;
+static char *g_saved_tmpdir;
+static int g_had_tmpdir;
+
+void sc_test_tmp_root_setup(void)
+{
+    const char *cur = getenv("TMPDIR");
+    g_had_tmpdir = cur != NULL;
+    g_saved_tmpdir = cur ? strdup(cur) : NULL;
+    g_tmp_root = sc_test_tmpdir();
+    if (g_tmp_root != NULL)
+        setenv("TMPDIR", g_tmp_root, 1);
+}
+
+const char *sc_test_tmp_root(void)
+{
+    return g_tmp_root;
+}
+
+void sc_test_expect_empty_at(const char *dir, const char *file, int line)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        if (errno != ENOENT)
+            CU_assertImplementation(0, (unsigned)line, "the temporary root cannot be listed",
+                                    file, "", CU_FALSE);
+        return;
+    }
+    int left = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (left++ == 0)
+            fprintf(stderr, "\n  %s:%d: left behind in %s: %s\n", file, line, dir, e->d_name);
+    }
+    closedir(d);
+    CU_assertImplementation(left == 0, (unsigned)line, "the temporary root is empty afterwards",
+                            file, "", CU_FALSE);
+}
+
+void sc_test_tmp_root_teardown(void)
+{
+    if (g_had_tmpdir)
+        setenv("TMPDIR", g_saved_tmpdir, 1);
+    else
+        unsetenv("TMPDIR");
+    free(g_saved_tmpdir);
+    g_saved_tmpdir = NULL;
+    if (g_tmp_root == NULL)
+        return;
+    sc_test_expect_empty(g_tmp_root);
+    sc_test_rmtree(g_tmp_root);
+    free(g_tmp_root);
+    g_tmp_root = NULL;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,

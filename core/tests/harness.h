@@ -46,6 +46,22 @@ void sc_test_rmtree(const char *path);
 /* Write a NUL-terminated string to dir/rel, creating parent directories. */
 void sc_test_write(const char *dir, const char *rel, const char *text);
 
+/*
+ * The temporary root of a consumer test (issue 14: nothing is left behind).
+ * sc_test_tmp_root_setup makes a fresh empty directory and points TMPDIR at
+ * it, so every temporary an operation makes by default lands there;
+ * sc_test_tmp_root_teardown asserts that it is empty again (whatever the
+ * test's operations returned), removes it and restores TMPDIR.  The
+ * consumer and run suites install them as per-test setup and teardown.
+ * sc_test_expect_empty asserts that a directory (an explicit tmpdir) holds
+ * nothing.
+ */
+void sc_test_tmp_root_setup(void);
+void sc_test_tmp_root_teardown(void);
+const char *sc_test_tmp_root(void);
+void sc_test_expect_empty_at(const char *dir, const char *file, int line);
+#define sc_test_expect_empty(dir) sc_test_expect_empty_at((dir), __FILE__, __LINE__)
+
 /* A copy of s with every ' turned into " (tests write JSON single-quoted). */
 char *sc_test_dq(const char *s);
 

@@ -9,12 +9,16 @@
  * model fixtures/zipfmt.py.  The > 4 GiB entry test is skipped (visibly) when
  * SC_SKIP_LARGE_TESTS is set, as under valgrind.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "harness.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +30,9 @@
 #include <zlib.h>
 
 #include "scrollcase/archive_write.h"
+#include "scrollcase/copy.h"
+#include "scrollcase/file.h"
+#include "scrollcase/jobs.h"
 #include "scrollcase/digest.h"
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -85,13 +92,13 @@ static uint64_t g64(const unsigned char *p)
 
 static sc_archive_entry file_entry(const char *path, const char *text)
 {
-    sc_archive_entry e = {path, SC_ARCHIVE_FILE, NULL, text, strlen(text), 0, 0};
+    sc_archive_entry e = {path, SC_ARCHIVE_FILE, NULL, text, strlen(text), 0, 0, 0, 0, 0};
     return e;
 }
 
 static sc_archive_entry link_entry(const char *path, const char *target)
 {
-    sc_archive_entry e = {path, SC_ARCHIVE_LINK, NULL, target, strlen(target), 0, 0};
+    sc_archive_entry e = {path, SC_ARCHIVE_LINK, NULL, target, strlen(target), 0, 0, 0, 0, 0};
     return e;
 }
 
@@ -194,6 +201,39 @@ static unsigned char *content_of(const zrec *r)
     }
     CU_ASSERT_EQUAL((uint32_t)crc32(0L, out, (uInt)r->usize), r->crc);
     return out;
+}
+
+/* The size of zlib's raw deflate (level 6, window 15, memLevel 8) of p. */
+static size_t raw_deflate_size(const void *p, size_t len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    CU_ASSERT_EQUAL_FATAL(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t cap = deflateBound(&z, (uLong)len);
+    unsigned char *out = malloc(cap);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    z.next_in = (Bytef *)(uintptr_t)p;
+    z.avail_in = (uInt)len;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    CU_ASSERT_EQUAL(deflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t n = z.total_out;
+    deflateEnd(&z);
+    free(out);
+    return n;
+}
+
+/* len bytes from a fixed LCG: bits high = every value, else only the low bits. */
+static unsigned char *lcg_bytes(size_t len, uint32_t seed, unsigned mask)
+{
+    unsigned char *d = malloc(len ? len : 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    uint32_t x = seed;
+    for (size_t i = 0; i < len; i++) {
+        x = x * 1103515245u + 12345u;
+        d[i] = (unsigned char)((x >> 24) & mask);
+    }
+    return d;
 }
 
 static char *join2(const char *a, const char *b)
@@ -316,14 +356,17 @@ static void test_deflate_for_files_store_for_links_and_stored_entries(void)
     zrec r[MIXED_N];
     CU_ASSERT_EQUAL_FATAL(parse(&m, r, MIXED_N), MIXED_N);
     for (int i = 0; i < MIXED_N; i++) {
-        int stored = strcmp(r[i].name, "venv/bin/python") == 0 ||
-                     strcmp(r[i].name, "assets/model.bin") == 0;
-        CU_ASSERT_EQUAL(r[i].method, stored ? 0u : 8u);
         const sc_archive_entry *src = NULL;
         for (int k = 0; k < MIXED_N; k++)
             if (strcmp(e[k].path, r[i].name) == 0)
                 src = &e[k];
         CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+        /* Links and stored entries are method 0; a file is method 8 exactly
+         * when deflate makes it smaller (these are all under the probe). */
+        int stored = strcmp(r[i].name, "venv/bin/python") == 0 ||
+                     strcmp(r[i].name, "assets/model.bin") == 0 ||
+                     raw_deflate_size(src->data, src->data_len) >= src->data_len;
+        CU_ASSERT_EQUAL(r[i].method, stored ? 0u : 8u);
         CU_ASSERT_EQUAL(r[i].usize, src->data_len);
         unsigned char *bytes = content_of(&r[i]);
         CU_ASSERT(memcmp(bytes, src->data, src->data_len) == 0);
@@ -415,15 +458,11 @@ static void test_large_deflated_entry_spools_and_reads_back(void)
 {
     /* More deflated bytes than SC_ARCHIVE_SPOOL_MEMORY: the spool moves to
      * a temporary file and the entry still reads back. */
-    size_t len = SC_ARCHIVE_SPOOL_MEMORY + 512 * 1024;
-    unsigned char *data = malloc(len);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(data);
-    uint32_t x = 12345;
-    for (size_t i = 0; i < len; i++) {
-        x = x * 1103515245u + 12345u;
-        data[i] = (unsigned char)(x >> 24);
-    }
-    sc_archive_entry e[2] = {{"big.bin", SC_ARCHIVE_FILE, NULL, data, len, 0, 0},
+    /* 7 random bits a byte: deflate saves about a tenth, so 10 MiB still
+     * give more than 8 MiB deflated (and the entry stays method 8). */
+    size_t len = SC_ARCHIVE_SPOOL_MEMORY + SC_ARCHIVE_SPOOL_MEMORY / 4;
+    unsigned char *data = lcg_bytes(len, 12345, 0x7F);
+    sc_archive_entry e[2] = {{"big.bin", SC_ARCHIVE_FILE, NULL, data, len, 0, 0, 0, 0, 0},
                              file_entry("after", "after the big one")};
     membuf m;
     sc_error err;
@@ -438,6 +477,256 @@ static void test_large_deflated_entry_spools_and_reads_back(void)
     free(back);
     free(data);
     free(m.p);
+}
+
+/* ---- no deflate where it buys nothing -------------------------------------------- */
+
+static const zrec *rec_named(const zrec *r, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(r[i].name, name) == 0)
+            return &r[i];
+    CU_FAIL("entry missing from the archive");
+    return &r[0];
+}
+
+static void test_file_that_deflate_does_not_shrink_is_stored(void)
+{
+    unsigned char *noise = lcg_bytes(4096, 7, 0xFF);
+    static const char text[] = "hello hello hello hello hello hello hello hello\n";
+    sc_archive_entry e[4] = {{"noise.bin", SC_ARCHIVE_FILE, NULL, noise, 4096, 0, 0, 0, 0, 0},
+                             file_entry("empty", ""), file_entry("one", "x"),
+                             file_entry("text.txt", text)};
+    CU_ASSERT(raw_deflate_size(noise, 4096) >= 4096);
+    membuf m;
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(write_mem(e, 4, SC_ARCHIVE_DEFLATE, &m, &err), SC_OK);
+    zrec r[4];
+    CU_ASSERT_EQUAL_FATAL(parse(&m, r, 4), 4);
+    const char *stored[] = {"noise.bin", "empty", "one"};
+    for (int i = 0; i < 3; i++) {
+        const zrec *x = rec_named(r, 4, stored[i]);
+        CU_ASSERT_EQUAL(x->method, 0);
+        CU_ASSERT_EQUAL(x->csize, x->usize);
+        free(content_of(x));
+    }
+    const zrec *t = rec_named(r, 4, "text.txt");
+    CU_ASSERT_EQUAL(t->method, 8);
+    CU_ASSERT(t->csize < t->usize);
+    unsigned char *back = content_of(rec_named(r, 4, "noise.bin"));
+    CU_ASSERT(memcmp(back, noise, 4096) == 0);
+    free(back);
+    free(m.p);
+    free(noise);
+}
+
+/* Write one entry, from memory and from a file; both archives must agree. */
+static void one_entry_both_ways(const char *dir, const unsigned char *d, size_t len, membuf *m)
+{
+    sc_archive_entry e = {"w.bin", SC_ARCHIVE_FILE, NULL, d, len, 0, 0, 0, 0, 0};
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(write_mem(&e, 1, SC_ARCHIVE_DEFLATE, m, &err), SC_OK);
+    char *src = join2(dir, "w.src");
+    put_file(src, d, len);
+    sc_archive_entry f = {"w.bin", SC_ARCHIVE_FILE, src, NULL, 0, 0, 0, 0, 0, 0};
+    membuf m2;
+    CU_ASSERT_EQUAL_FATAL(write_mem(&f, 1, SC_ARCHIVE_DEFLATE, &m2, &err), SC_OK);
+    CU_ASSERT(m2.len == m->len && memcmp(m2.p, m->p, m->len) == 0);
+    free(m2.p);
+    free(src);
+}
+
+static void test_probe_of_the_first_mib_decides_a_large_file(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    size_t p = SC_ARCHIVE_PROBE_BYTES, len = 3 * p;
+    /* Noise, then zeros: the whole would deflate to about a third, but the
+     * probe does not shrink, so the entry is stored. */
+    unsigned char *d = lcg_bytes(len, 99, 0xFF);
+    memset(d + p, 0, len - p);
+    CU_ASSERT(raw_deflate_size(d, len) < len / 2);
+    membuf m;
+    zrec r[1];
+    one_entry_both_ways(dir, d, len, &m);
+    CU_ASSERT_EQUAL_FATAL(parse(&m, r, 1), 1);
+    CU_ASSERT_EQUAL(r[0].method, 0);
+    CU_ASSERT_EQUAL(r[0].usize, len);
+    free(content_of(&r[0]));
+    free(m.p);
+    /* Zeros, then noise: the probe shrinks, so the whole is deflated. */
+    unsigned char *z = lcg_bytes(len, 99, 0xFF);
+    memset(z, 0, p);
+    one_entry_both_ways(dir, z, len, &m);
+    CU_ASSERT_EQUAL_FATAL(parse(&m, r, 1), 1);
+    CU_ASSERT_EQUAL(r[0].method, 8);
+    unsigned char *back = content_of(&r[0]);
+    CU_ASSERT(memcmp(back, z, len) == 0);
+    free(back);
+    free(m.p);
+    /* Noise of exactly the probe's size: the probe is the whole file. */
+    one_entry_both_ways(dir, d, p, &m);
+    CU_ASSERT_EQUAL_FATAL(parse(&m, r, 1), 1);
+    CU_ASSERT_EQUAL(r[0].method, 0);
+    free(m.p);
+    free(d);
+    free(z);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+/* ---- workers ---------------------------------------------------------------------- */
+
+static void test_bytes_do_not_depend_on_the_worker_count(void)
+{
+    /* 24 source files of mixed sizes and kinds of content (some over the
+     * probe, some noise, some text, some empty), in both modes, written
+     * with 1, 2 and 7 workers: one archive each time. */
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    enum { N = 24 };
+    sc_archive_entry e[N];
+    char *paths[N], *names[N];
+    memset(e, 0, sizeof e);
+    for (int i = 0; i < N; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "f%02d", i);
+        paths[i] = join2(dir, name);
+        size_t len = (size_t)(i % 6) * (i % 4 == 0 ? 700000u : 9000u);
+        unsigned char *d = lcg_bytes(len, (uint32_t)i, i % 3 == 0 ? 0xFF : 0x0F);
+        put_file(paths[i], d, len);
+        free(d);
+        snprintf(name, sizeof name, "d%d/f%02d", i % 5, N - i);
+        names[i] = strdup(name);
+        e[i].path = names[i];
+        e[i].kind = SC_ARCHIVE_FILE;
+        e[i].source = paths[i];
+        e[i].executable = i % 7 == 0;
+    }
+    sc_archive_compression modes[2] = {SC_ARCHIVE_DEFLATE, SC_ARCHIVE_STORE};
+    unsigned jobs[3] = {1, 2, 7};
+    for (int c = 0; c < 2; c++) {
+        membuf first = {0};
+        for (int j = 0; j < 3; j++) {
+            membuf m = {0};
+            sc_archive_sink sink = {mem_write, &m};
+            sc_archive_options o = {jobs[j]};
+            sc_error err;
+            CU_ASSERT_EQUAL_FATAL(sc_archive_write_with(e, N, modes[c], &o, &sink, NULL, &err),
+                                  SC_OK);
+            if (j == 0) {
+                first = m;
+                zrec r[N];
+                CU_ASSERT_EQUAL(parse(&m, r, N), N);
+                continue;
+            }
+            CU_ASSERT(m.len == first.len && memcmp(m.p, first.p, m.len) == 0);
+            free(m.p);
+        }
+        free(first.p);
+    }
+    for (int i = 0; i < N; i++) {
+        free(paths[i]);
+        free(names[i]);
+    }
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+static void test_known_crc_is_checked_while_a_stored_source_is_copied(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char *src = join2(dir, "model.bin");
+    size_t len = 300 * 1024;
+    unsigned char *d = lcg_bytes(len, 5, 0xFF);
+    put_file(src, d, len);
+    sc_archive_entry e = {"model.bin", SC_ARCHIVE_FILE, src, NULL, 0, 0, 1, 0, 0, 0};
+    membuf plain, known;
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(write_mem(&e, 1, SC_ARCHIVE_STORE, &plain, &err), SC_OK);
+    e.crc_known = 1;
+    e.crc = (uint32_t)crc32(0L, d, (uInt)len);
+    e.size = len;
+    CU_ASSERT_EQUAL_FATAL(write_mem(&e, 1, SC_ARCHIVE_DEFLATE, &known, &err), SC_OK);
+    CU_ASSERT(known.len == plain.len && memcmp(known.p, plain.p, plain.len) == 0);
+    free(known.p);
+    /* The file changed after its CRC was taken (same size). */
+    d[len / 2] ^= 1;
+    put_file(src, d, len);
+    SC_EXPECT_CODE(write_mem(&e, 1, SC_ARCHIVE_STORE, &known, &err), SC_E_IO, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, src);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "changed while being archived"));
+    free(known.p);
+    free(plain.p);
+    free(d);
+    free(src);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+static void test_jobs_follow_the_affinity_mask(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof set, &set), 0);
+    unsigned want = (unsigned)CPU_COUNT(&set);
+    CU_ASSERT_EQUAL(sc_jobs_available(), want > SC_JOBS_MAX ? SC_JOBS_MAX : want);
+    CU_ASSERT_EQUAL(sc_jobs_resolve(0), sc_jobs_available());
+    CU_ASSERT_EQUAL(sc_jobs_resolve(3), 3u);
+    CU_ASSERT_EQUAL(sc_jobs_resolve(100000), SC_JOBS_MAX);
+    /* Narrowed to one CPU, the count follows. */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    CU_ASSERT_EQUAL_FATAL(sched_setaffinity(0, sizeof one, &one), 0);
+    CU_ASSERT_EQUAL(sc_jobs_available(), 1u);
+    CU_ASSERT_EQUAL(sched_setaffinity(0, sizeof set, &set), 0);
+}
+
+static void test_copy_fd_copies_every_byte_from_a_file_or_a_pipe(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    size_t len = (3u << 20) + 17;
+    unsigned char *d = lcg_bytes(len, 11, 0xFF);
+    char *src = join2(dir, "src"), *dst = join2(dir, "dst"), *dst2 = join2(dir, "dst2");
+    put_file(src, d, len);
+    int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    CU_ASSERT_FATAL(in >= 0 && out >= 0);
+    sc_error err;
+    SC_EXPECT_CODE(sc_copy_fd(in, out, src, dst, &err), SC_OK, &err);
+    close(in);
+    close(out);
+    size_t got = 0;
+    char *back = NULL;
+    CU_ASSERT_EQUAL_FATAL(sc_file_read(dst, &back, &got, NULL, &err), SC_OK);
+    CU_ASSERT(got == len && memcmp(back, d, len) == 0);
+    free(back);
+    /* From a pipe: no in-kernel copy is possible, the buffer path copies. */
+    int p[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(p), 0);
+    static const char msg[] = "through a pipe";
+    CU_ASSERT_EQUAL(write(p[1], msg, sizeof msg - 1), (ssize_t)(sizeof msg - 1));
+    close(p[1]);
+    out = open(dst2, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    CU_ASSERT_FATAL(out >= 0);
+    SC_EXPECT_CODE(sc_copy_fd(p[0], out, "pipe", dst2, &err), SC_OK, &err);
+    close(p[0]);
+    close(out);
+    CU_ASSERT_EQUAL_FATAL(sc_file_read(dst2, &back, &got, NULL, &err), SC_OK);
+    CU_ASSERT(got == sizeof msg - 1 && memcmp(back, msg, got) == 0);
+    free(back);
+    free(d);
+    free(src);
+    free(dst);
+    free(dst2);
+    sc_test_rmtree(dir);
+    free(dir);
 }
 
 /* ---- refusals ----------------------------------------------------------------- */
@@ -912,7 +1201,7 @@ static void test_zip64_fields_for_an_entry_over_4_gib(void)
         close(rfd);
         free(buf);
     }
-    sc_archive_entry e[2] = {{"a/big.bin", SC_ARCHIVE_FILE, src, NULL, 0, 0, 0},
+    sc_archive_entry e[2] = {{"a/big.bin", SC_ARCHIVE_FILE, src, NULL, 0, 0, 0, 0, 0, 0},
                              file_entry("z", "after")};
     bigsink *b = calloc(1, sizeof *b);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
@@ -1004,7 +1293,7 @@ static void test_store_bytes_equal_the_python_model(void)
     mixed_entries(e);
     static const unsigned char bin[] = {0, 1, 2, 0xFF, 0x80, '\n', 0};
     sc_archive_entry x = {"data/\xe6\x97\xa5\xe6\x9c\xac.bin", SC_ARCHIVE_FILE, NULL, bin,
-                          sizeof bin, 1, 0};
+                          sizeof bin, 1, 0, 0, 0, 0};
     e[MIXED_N] = x;
     /* The same entries as a Python literal: bytes as hex. */
     size_t cap = 16384, used = 0;
@@ -1072,6 +1361,12 @@ void register_archive_write_tests(void)
     SC_ADD_TEST(s, test_link_entry_holds_its_target);
     SC_ADD_TEST(s, test_no_data_descriptors_crc_and_sizes_in_local_headers);
     SC_ADD_TEST(s, test_large_deflated_entry_spools_and_reads_back);
+    SC_ADD_TEST(s, test_file_that_deflate_does_not_shrink_is_stored);
+    SC_ADD_TEST(s, test_probe_of_the_first_mib_decides_a_large_file);
+    SC_ADD_TEST(s, test_bytes_do_not_depend_on_the_worker_count);
+    SC_ADD_TEST(s, test_known_crc_is_checked_while_a_stored_source_is_copied);
+    SC_ADD_TEST(s, test_jobs_follow_the_affinity_mask);
+    SC_ADD_TEST(s, test_copy_fd_copies_every_byte_from_a_file_or_a_pipe);
     SC_ADD_TEST(s, test_duplicate_path_is_a_collision);
     SC_ADD_TEST(s, test_paths_equal_under_ascii_case_folding_collide);
     SC_ADD_TEST(s, test_non_ascii_case_is_not_folded);

@@ -149,6 +149,35 @@ static void new_scroll_writes_pixi_toml_for_the_target(void)
     sc_test_ws_free(&w);
 }
 
+/* --python-version is a version, never a word like "latest": refused, and
+ * nothing written. */
+static void new_scroll_python_version_must_be_a_version(void)
+{
+    static const char *const bad[] = {"latest", "3", "3.", "3.x", "3.12.7.1", "3.*", "", "py3.12",
+                                      "3.12.*.1", "3.12 "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sc_test_ws w = sc_test_ws_new();
+        sc_error err;
+        sc_new_scroll_options o = opts("demo", CPU);
+        o.python_version = bad[i];
+        SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "--python-version"));
+        char *t = slurp(w.scrolls, "demo/" CPU "/scroll.json");
+        CU_ASSERT_PTR_NULL(t);
+        free(t);
+        sc_test_ws_free(&w);
+    }
+    static const char *const good[] = {"3.12", "3.11.9", "3.11.*"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        sc_test_ws w = sc_test_ws_new();
+        sc_error err;
+        sc_new_scroll_options o = opts("demo", CPU);
+        o.python_version = good[i];
+        SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK, &err);
+        sc_test_ws_free(&w);
+    }
+}
+
 static void new_scroll_missing_flag_is_usage_naming_it(void)
 {
     sc_test_ws w = sc_test_ws_new();
@@ -1119,6 +1148,7 @@ void register_author_tests(void)
     SC_ADD_TEST(s, new_scroll_writes_minimal_v3_scroll);
     SC_ADD_TEST(s, new_scroll_writes_pixi_toml_for_the_target);
     SC_ADD_TEST(s, new_scroll_missing_flag_is_usage_naming_it);
+    SC_ADD_TEST(s, new_scroll_python_version_must_be_a_version);
     SC_ADD_TEST(s, new_scroll_existing_is_scroll_exists);
     SC_ADD_TEST(s, new_scroll_bad_target_writes_nothing);
     SC_ADD_TEST(s, new_scroll_execution_script_and_module);

@@ -279,6 +279,12 @@ static void build(fx *f, const box_opts *o)
 
 static void fx_free(fx *f)
 {
+    /* the explicit temporary directory of self-tests and temporary runs
+     * holds nothing afterwards, whatever they returned */
+    char *tmp = f->dir ? cat(f->dir, "tmp") : NULL;
+    if (tmp != NULL)
+        sc_test_expect_empty(tmp);
+    free(tmp);
     sc_release_free(&f->rel);
     sc_trust_free(&f->trust);
     sc_signing_key_free(&f->key);
@@ -1105,7 +1111,10 @@ static void run_temporary_removes_its_root_on_spawn_failure(void)
 
 void register_consumer_tests(void)
 {
-    CU_pSuite s = CU_add_suite("consumer", NULL, NULL);
+    /* Every test: TMPDIR is a fresh root that must be empty afterwards. */
+    CU_pSuite s = CU_add_suite_with_setup_and_teardown("consumer", NULL, NULL,
+                                                       sc_test_tmp_root_setup,
+                                                       sc_test_tmp_root_teardown);
     SC_ADD_TEST(s, release_open_records_every_signing_key_in_order);
     SC_ADD_TEST(s, release_open_refuses_revoked_release);
     SC_ADD_TEST(s, release_open_refuses_untrusted_signature);

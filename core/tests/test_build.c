@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -26,6 +28,10 @@
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/keys.h"
+#include "scrollcase/remedy.h"
+#include "scrollcase/target.h"
+#include "scrollcase/pixi_lock.h"
+#include "scrollcase/licenses.h"
 
 #define BOX_REF "hello-box/linux-x86_64-cpu"
 #define BASE_URL ", 'assetBaseUrl': 'https://boxes.example.test/'"
@@ -574,6 +580,266 @@ static void test_cuda_audit_gate_and_its_opt_out(void)
     fx_free(&f);
 }
 
+/* ---- refusals before work, licences of a prefix build (issue 11) ---------- */
+
+#define LIC_DECL ", 'condaDependencyLicenseAudit': 'licenses/conda.json'"
+#define SDIR "scrolls/" BOX_REF "/"
+#define CFL "https://conda.anaconda.org/conda-forge/linux-64/"
+
+/* A v7 lock of two conda packages and one wheel for linux-64. */
+static const char lic_lock[] =
+    "version: 7\nplatforms:\n- name: linux-64\nenvironments:\n  default:\n    channels:\n"
+    "    - url: https://conda.anaconda.org/conda-forge/\n    packages:\n      linux-64:\n"
+    "      - conda: " CFL "python-3.11.9-h0_0_cpython.conda\n"
+    "      - conda: " CFL "zlib-1.3.1-hb9d3cd8_2.conda\n"
+    "packages:\n"
+    "- conda: " CFL "python-3.11.9-h0_0_cpython.conda\n"
+    "  sha256: 1111111111111111111111111111111111111111111111111111111111111111\n"
+    "  license: Python-2.0\n"
+    "- conda: " CFL "zlib-1.3.1-hb9d3cd8_2.conda\n"
+    "  sha256: 2222222222222222222222222222222222222222222222222222222222222222\n"
+    "  license: Zlib\n";
+
+static void put_conda_meta(fx *f, const char *zlib_build, const char *zlib_sha)
+{
+    char rec[512];
+    sc_test_write(f->prefix, "conda-meta/python-3.11.9-h0_0_cpython.json",
+                  "{\"name\": \"python\", \"version\": \"3.11.9\", \"build\": \"h0_0_cpython\", "
+                  "\"sha256\": \"1111111111111111111111111111111111111111111111111111111111111111\"}\n");
+    snprintf(rec, sizeof rec,
+             "{\"name\": \"zlib\", \"version\": \"1.3.1\", \"build\": \"%s\", \"sha256\": \"%s\", "
+             "\"license\": \"Zlib\"}\n", zlib_build, zlib_sha);
+    sc_test_write(f->prefix, "conda-meta/zlib-1.3.1-hb9d3cd8_2.json", rec);
+}
+
+/* The scroll declares the inventory; the lock, pixi.toml and the reviewed
+ * file (as `audit --write` makes it) are committed. */
+static void put_licensed_scroll(fx *f, const char *lock)
+{
+    put_scroll(f, "", BASE_URL LIC_DECL);
+    sc_test_write(f->root, SDIR "pixi.toml",
+                  "[workspace]\nname = \"hello\"\nchannels = [\"conda-forge\"]\n"
+                  "platforms = [\"linux-64\"]\n");
+    sc_test_write(f->root, SDIR "pixi.lock", lock);
+    sc_pixi_lock *l = NULL;
+    sc_error err;
+    char hex[65];
+    SC_EXPECT_CODE(sc_pixi_lock_parse(lic_lock, strlen(lic_lock), "pixi.lock", &l, &err), SC_OK,
+                   &err);
+    CU_ASSERT_FATAL(l != NULL);
+    CU_ASSERT_FATAL(sc_sha256_hex(lic_lock, strlen(lic_lock), hex, &err) == SC_OK);
+    sc_target t;
+    CU_ASSERT_FATAL(sc_target_parse_id("linux-x86_64-cpu", &t, &err) == SC_OK);
+    sc_json *inv = NULL;
+    SC_EXPECT_CODE(sc_license_inventory(l, &t, hex, NULL, &inv, &err), SC_OK, &err);
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT_FATAL(inv && sc_json_write(inv, &text, &len, &err) == SC_OK);
+    sc_test_write(f->root, "licenses/conda.json", text);
+    free(text);
+    sc_json_free(inv);
+    sc_pixi_lock_free(l);
+}
+
+static void expect_no_payload(fx *f)
+{
+    char *p = sc_path_join(f->ws.paths[SC_WS_BUILD], "hello-box-linux-x86_64-cpu");
+    CU_ASSERT_FALSE(exists(p));
+    free(p);
+    CU_ASSERT_FALSE(exists(f->ws.paths[SC_WS_DIST]));
+}
+
+/* An unreadable lock is invalid-lock before any process or directory. */
+static void test_unreadable_lock_is_refused_before_anything(void)
+{
+    fx f;
+    fx_init(&f, 1);
+    put_licensed_scroll(&f, "version: 9\nplatforms: []\nenvironments: {}\npackages: []\n");
+    commit(&f, "2024-03-01T00:00:00Z");
+    unlink(f.marker);
+    sc_build_options o = opts(&f);
+    sc_build_result r;
+    sc_error err;
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_INVALID_LOCK, &err);
+    expect_untouched(&f);
+    o.environment_prefix = NULL; /* the lock source reads it first too */
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_INVALID_LOCK, &err);
+    expect_untouched(&f);
+    fx_free(&f);
+}
+
+/* A reviewed licence file that disagrees (or is schema 2) is refused before
+ * the environment is copied. */
+static void test_disagreeing_licence_file_is_refused_before_anything(void)
+{
+    fx f;
+    fx_init(&f, 1);
+    put_conda_meta(&f, "hb9d3cd8_2",
+                   "2222222222222222222222222222222222222222222222222222222222222222");
+    put_licensed_scroll(&f, lic_lock);
+    sc_test_write(f.root, "licenses/conda.json", "{\"schemaVersion\": 3}\n");
+    commit(&f, "2024-03-01T00:00:00Z");
+    unlink(f.marker);
+    sc_build_options o = opts(&f);
+    sc_build_result r;
+    sc_error err;
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_LICENSE_AUDIT_MISMATCH, &err);
+    expect_untouched(&f);
+    sc_test_write(f.root, "licenses/conda.json",
+                  "{\"schemaVersion\": 2, \"dependencyLockSha256\": \"00\"}\n");
+    commit(&f, "2024-03-01T00:00:01Z");
+    unlink(f.marker);
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "`" SC_REMEDY_AUDIT_WRITE "`"));
+    expect_untouched(&f);
+    fx_free(&f);
+}
+
+/* A prefix the lock does not describe: no conda-meta, a package only on one
+ * side, another archive.  Each refused before anything runs. */
+static void test_prefix_the_lock_does_not_describe_is_lock_payload_mismatch(void)
+{
+    fx f;
+    fx_init(&f, 1);
+    put_licensed_scroll(&f, lic_lock);
+    commit(&f, "2024-03-01T00:00:00Z");
+    unlink(f.marker);
+    sc_build_options o = opts(&f);
+    sc_build_result r;
+    sc_error err;
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_LOCK_PAYLOAD_MISMATCH, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "no conda-meta"));
+    expect_untouched(&f);
+    put_conda_meta(&f, "h0_9", "2222222222222222222222222222222222222222222222222222222222222222");
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_LOCK_PAYLOAD_MISMATCH, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "zlib"));
+    expect_untouched(&f);
+    put_conda_meta(&f, "hb9d3cd8_2",
+                   "3333333333333333333333333333333333333333333333333333333333333333");
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_LOCK_PAYLOAD_MISMATCH, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "sha256"));
+    expect_untouched(&f);
+    fx_free(&f);
+}
+
+/* A prefix whose conda-meta is the lock's: the inventory ships in the box. */
+static void test_prefix_build_ships_the_lock_inventory(void)
+{
+    fx f;
+    fx_init(&f, 1);
+    put_conda_meta(&f, "hb9d3cd8_2",
+                   "2222222222222222222222222222222222222222222222222222222222222222");
+    put_licensed_scroll(&f, lic_lock);
+    commit(&f, "2024-03-01T00:00:00Z");
+    sc_build_options o = opts(&f);
+    sc_build_result r;
+    sc_error err;
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_OK, &err);
+    char *dir = sc_path_join(f.ws.paths[SC_WS_BUILD], "hello-box-linux-x86_64-cpu/payload");
+    char *notices = dir ? sc_path_join(dir, SC_LICENSE_NOTICES_PATH) : NULL;
+    char *reviewed = sc_path_join(f.root, "licenses/conda.json");
+    char *a = NULL, *b = NULL;
+    size_t al = 0, bl = 0;
+    SC_EXPECT_CODE(sc_file_read(notices, &a, &al, NULL, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_file_read(reviewed, &b, &bl, NULL, &err), SC_OK, &err);
+    CU_ASSERT(a && b && al == bl && memcmp(a, b, al) == 0);
+    free(a);
+    free(b);
+    free(reviewed);
+    free(notices);
+    free(dir);
+    sc_build_result_free(&r);
+    fx_free(&f);
+}
+
+/* A build that fails after the payload was begun leaves none behind. */
+static void test_failed_build_leaves_no_payload(void)
+{
+    fx f;
+    fx_init(&f, 1);
+    put_scroll(&f, ", 'pythonCode': 'raise SystemExit(3)'", BASE_URL);
+    commit(&f, "2024-03-01T00:00:00Z");
+    sc_build_options o = opts(&f);
+    sc_build_result r;
+    sc_error err;
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_GATE_FAILED, &err);
+    CU_ASSERT_TRUE(exists(f.marker)); /* it did get that far */
+    expect_no_payload(&f);
+    fx_free(&f);
+}
+
+/* ---- remedies (issue 11) ------------------------------------------------- */
+
+/* Run the CLI on argv (argv[0] is replaced by the built program), output
+ * discarded; its exit status, or -1. */
+static int run_cli(char **argv)
+{
+    argv[0] = SC_CLI_PATH;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+/* The command line's verdict on a remedy: its words, placeholders given
+ * values, parsed by the option table with nothing run
+ * (`scrollcase help --parse-only -- WORDS`: 0 parses, 2 a usage error). */
+static int remedy_parses(const char *remedy)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", remedy);
+    char *argv[40];
+    int n = 0;
+    argv[n++] = NULL; /* the program */
+    argv[n++] = "help";
+    argv[n++] = "--parse-only";
+    argv[n++] = "--";
+    char *save = NULL;
+    char *w = strtok_r(buf, " ", &save);
+    if (w == NULL || strcmp(w, "scrollcase") != 0)
+        return -1;
+    while ((w = strtok_r(NULL, " ", &save)) != NULL && n < 36) {
+        if (strcmp(w, "REF") == 0 || strcmp(w, "SCROLL") == 0)
+            w = "hello-box/linux-x86_64-cpu";
+        else if (strcmp(w, "PATH") == 0)
+            w = "/usr/bin/true";
+        else if (strcmp(w, "VERSION") == 0)
+            w = "0.73.0";
+        else if (strcmp(w, "CMD") == 0)
+            w = "signer";
+        argv[n++] = w;
+    }
+    argv[n] = NULL;
+    return run_cli(argv);
+}
+
+static void test_every_printed_remedy_parses(void)
+{
+    size_t n = 0;
+    for (const char *const *r = sc_remedy_commands(); *r != NULL; r++, n++) {
+        int st = remedy_parses(*r);
+        if (st != 0)
+            fprintf(stderr, "\n  remedy \"%s\" does not parse (exit %d)\n", *r, st);
+        CU_ASSERT_EQUAL(st, 0);
+    }
+    CU_ASSERT(n >= 9);
+    /* the check can fail: the remedies doctor printed before (issue 11) */
+    CU_ASSERT_EQUAL(remedy_parses("scrollcase init --install-toolchain"), 2);
+    CU_ASSERT_EQUAL(remedy_parses("scrollcase build REF --private-key PATH"), 2);
+}
+
 void register_build_tests(void)
 {
     if (access("/usr/bin/git", X_OK) != 0 || access("/usr/bin/python3", X_OK) != 0)
@@ -592,4 +858,11 @@ void register_build_tests(void)
     SC_ADD_TEST(s, test_failing_external_signer_publishes_nothing);
     SC_ADD_TEST(s, test_progress_reports_long_steps);
     SC_ADD_TEST(s, test_cuda_audit_gate_and_its_opt_out);
+    SC_ADD_TEST(s, test_unreadable_lock_is_refused_before_anything);
+    SC_ADD_TEST(s, test_disagreeing_licence_file_is_refused_before_anything);
+    SC_ADD_TEST(s, test_prefix_the_lock_does_not_describe_is_lock_payload_mismatch);
+    SC_ADD_TEST(s, test_prefix_build_ships_the_lock_inventory);
+    SC_ADD_TEST(s, test_failed_build_leaves_no_payload);
+    CU_pSuite rs = CU_add_suite("remedy", NULL, NULL);
+    SC_ADD_TEST(rs, test_every_printed_remedy_parses);
 }

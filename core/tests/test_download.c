@@ -34,6 +34,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/licenses.h"
+#include "scrollcase/remedy.h"
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/target.h"
 
@@ -977,6 +978,43 @@ static void test_license_inventory_lists_the_target_platform_sorted_by_name_then
     free(text);
 }
 
+/* The same packages in a format 7 lock, whose platform is named other than
+ * its subdir, give the same inventory. */
+static void test_license_inventory_reads_a_v7_lock(void)
+{
+    static const char lock7[] =
+        "version: 7\nplatforms:\n- name: cpu\n  subdir: linux-64\n- name: osx-arm64\n"
+        "environments:\n  default:\n    channels:\n    - url: " CF "\n    packages:\n"
+        "      cpu:\n"
+        "      - conda: " CF "linux-64/zlib-1.3.1-hb9d3cd8_2.conda\n"
+        "      - conda: " CF "linux-64/python-3.12.7-hc5c86c4_0_cpython.conda\n"
+        "      - pypi: https://files.pythonhosted.org/packages/ab/numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl\n"
+        "      - conda: " CF "noarch/python-1.0-h0_0.conda\n"
+        "      osx-arm64:\n"
+        "      - conda: " CF "osx-arm64/libcxx-19.1.4-ha82da77_0.conda\n"
+        "packages:\n"
+        "- conda: " CF "linux-64/zlib-1.3.1-hb9d3cd8_2.conda\n  license: Zlib\n"
+        "- conda: " CF "linux-64/python-3.12.7-hc5c86c4_0_cpython.conda\n  license: Python-2.0\n"
+        "- pypi: https://files.pythonhosted.org/packages/ab/numpy-2.1.0-cp312-cp312-manylinux_2_17_x86_64.whl\n"
+        "  name: numpy\n  version: 2.1.0\n  license: BSD-3-Clause\n"
+        "- conda: " CF "noarch/python-1.0-h0_0.conda\n  license: MIT\n"
+        "- conda: " CF "osx-arm64/libcxx-19.1.4-ha82da77_0.conda\n  license: Apache-2.0\n";
+    sc_error err;
+    char *v6 = inventory_text(lock_ok, SC_OK, &err);
+    char *v7 = inventory_text(lock7, SC_OK, &err);
+    CU_ASSERT(v6 != NULL && v7 != NULL && strcmp(v6, v7) == 0);
+    free(v6);
+    free(v7);
+    /* a versionless package built from source cannot be listed */
+    static const char srcpkg[] =
+        "version: 7\nplatforms:\n- name: linux-64\nenvironments:\n  default:\n    packages:\n"
+        "      linux-64:\n      - pypi: ./tools\npackages:\n- pypi: ./tools\n  name: tools\n"
+        "  license: MIT\n";
+    char *t = inventory_text(srcpkg, SC_E_INVALID_LOCK, &err);
+    CU_ASSERT(t == NULL);
+    CU_ASSERT(strstr(err.message, "version") != NULL);
+}
+
 static void test_license_inventory_refuses_unknown_or_absent_licences(void)
 {
     static const char unknown[] =
@@ -1082,6 +1120,22 @@ static void test_license_gate_refuses_a_reviewed_file_that_differs(void)
                    &err);
     CU_ASSERT(strstr(err.message, "lockSha256") != NULL);
 
+    /* a schema-2 inventory (upstream's): refused by name, with the way out */
+    char *v2 = strdup(text);
+    at = strstr(v2, "'schemaVersion': 3") ? NULL : strstr(v2, "\"schemaVersion\": 3");
+    CU_ASSERT_FATAL(at != NULL);
+    at[strlen("\"schemaVersion\": ")] = '2';
+    sc_test_write(dir, "conda-licenses.json", v2);
+    SC_EXPECT_CODE(sc_license_gate(doc, reviewed, payload, &err), SC_E_DEPRECATED_SCHEMA_VERSION,
+                   &err);
+    CU_ASSERT(strstr(err.message, "`" SC_REMEDY_AUDIT_WRITE "`") != NULL);
+    CU_ASSERT(strstr(err.message, "`" SC_REMEDY_MIGRATE "`") != NULL);
+    at[strlen("\"schemaVersion\": ")] = '4';
+    sc_test_write(dir, "conda-licenses.json", v2);
+    SC_EXPECT_CODE(sc_license_gate(doc, reviewed, payload, &err), SC_E_UNSUPPORTED_SCHEMA_VERSION,
+                   &err);
+    free(v2);
+
     /* the reviewed file is missing */
     unlink(reviewed);
     SC_EXPECT_CODE(sc_license_gate(doc, reviewed, payload, &err), SC_E_LICENSE_AUDIT_MISMATCH,
@@ -1140,6 +1194,7 @@ void register_download_tests(void)
         return;
     SC_ADD_TEST(l, test_license_inventory_lists_the_target_platform_sorted_by_name_then_version);
     SC_ADD_TEST(l, test_license_inventory_refuses_unknown_or_absent_licences);
+    SC_ADD_TEST(l, test_license_inventory_reads_a_v7_lock);
     SC_ADD_TEST(l, test_license_inventory_namespace_names_the_kind);
     SC_ADD_TEST(l, test_license_gate_accepts_the_reviewed_file_and_writes_the_notices);
     SC_ADD_TEST(l, test_license_gate_refuses_a_reviewed_file_that_differs);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -789,6 +790,34 @@ static void test_payload_file_changed_by_a_gate_is_gate_modified_payload(void)
     snap_free(&s);
 }
 
+static void test_payload_change_after_a_settled_snapshot_is_gate_modified_payload(void)
+{
+    /* The snapshot's digests are reused for files whose stamp did not move;
+     * a gate's write, even of the same size long after the file was made,
+     * moves ctime, so the file is read again and the change caught. */
+    snap s;
+    memset(&s, 0, sizeof s);
+    s.dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s.dir);
+    sc_test_write(s.dir, "venv/lib/mod.py", "x = 1\n");
+    sc_test_write(s.dir, "model/weights.bin", "weights");
+    struct timespec t = {0, (long)SC_PAYLOAD_RACY_NS + 30000000L};
+    while (nanosleep(&t, &t) != 0)
+        ;
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_gate_payload_snapshot_with(s.dir, 2, NULL, NULL, &s.before, s.hex, &err), SC_OK);
+    sc_payload_list after;
+    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, &after, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(after.count, 2);
+    sc_payload_list_free(&after);
+    sc_test_write(s.dir, "model/weights.bin", "weightz");
+    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, &after, &err),
+                   SC_E_GATE_MODIFIED_PAYLOAD, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, "model/weights.bin");
+    CU_ASSERT_EQUAL(after.count, 0);
+    snap_free(&s);
+}
+
 static void test_payload_file_removed_by_a_gate_is_gate_modified_payload(void)
 {
     snap s;
@@ -911,6 +940,7 @@ void register_gates_tests(void)
     SC_ADD_TEST(s, test_payload_untouched_by_the_gates_passes);
     SC_ADD_TEST(s, test_payload_file_created_by_a_gate_is_gate_modified_payload);
     SC_ADD_TEST(s, test_payload_file_changed_by_a_gate_is_gate_modified_payload);
+    SC_ADD_TEST(s, test_payload_change_after_a_settled_snapshot_is_gate_modified_payload);
     SC_ADD_TEST(s, test_payload_file_removed_by_a_gate_is_gate_modified_payload);
     SC_ADD_TEST(s, test_payload_pycache_and_pyc_written_by_a_gate_are_ignored);
     SC_ADD_TEST(s, test_payload_digest_check_names_the_path_from_the_written_list);

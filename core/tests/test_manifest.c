@@ -1290,10 +1290,21 @@ static void license_packages_sorted_by_name_then_version(void)
     /* the same name: by version bytes ("10" before "9") */
     EXPECT(LIC, L, "packages", "[" PKG("a", "10.0") "," PKG("a", "9.0") "]", OK);
     EXPECT(LIC, L, "packages", "[" PKG("a", "9.0") "," PKG("a", "10.0") "]", BAD);
-    /* equal neighbours are sorted */
-    EXPECT(LIC, L, "packages", "[" PKG("a", "1") "," PKG("a", "1") "]", OK);
     /* a bad element is reported before the order */
     EXPECT(LIC, L, "packages", "[" PKG("b", "1") ",{'name':'a'}]", BAD);
+}
+
+static void license_lists_each_name_and_version_once(void)
+{
+    /* strictly increasing: an equal (name, version) twice is refused, at the
+     * second entry, whatever its licence or source */
+    EXPECT_AT(LIC, L, "packages", "[" PKG("a", "1") "," PKG("a", "1") "]", BAD,
+              "$.packages[1]");
+    EXPECT_AT(LIC, L, "packages", "[" PKG("a", "1") "," PKG("b", "2") "," PKG("b", "2") "]",
+              BAD, "$.packages[2]");
+    /* names that differ only in case are two packages (bytes) */
+    EXPECT(LIC, L, "packages", "[" PKG("A", "1") "," PKG("a", "1") "]", OK);
+    EXPECT(LIC, L, "packages", "[" PKG("a", "1") "," PKG("a", "1.0") "]", OK);
 }
 
 /* ---- agreement (10.4) ----------------------------------------------- */
@@ -1495,6 +1506,7 @@ static void agreement_first_difference_wins(void)
     X(license_requires_each_member)                                           \
     X(license_rules)                                                          \
     X(license_packages_sorted_by_name_then_version)                           \
+    X(license_lists_each_name_and_version_once)                               \
     X(agreement_same_members_agree)                                           \
     X(agreement_each_field_with_its_code)                                     \
     X(agreement_absent_equals_only_absent)                                    \

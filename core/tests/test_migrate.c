@@ -22,6 +22,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/migrate.h"
+#include "scrollcase/path.h"
 #include "scrollcase/scroll.h"
 
 #define V2_SCHEMA "https://scrollcase.dev/schema/v2/scroll.schema.json"
@@ -347,7 +348,7 @@ static void ref_whole_scroll_rewritten(void)
 {
     sc_test_ws w = sc_test_ws_new();
     sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 1);
@@ -369,7 +370,7 @@ static void ref_split_migrates_base_and_siblings(void)
     sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, "");
     snapshot before = snap(&w);
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 3);
@@ -403,7 +404,7 @@ static void ref_box_migrates_every_target(void)
 {
     sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, "");
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 4);
@@ -420,7 +421,7 @@ static void ref_box_without_base_migrates_every_target(void)
     sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
     sc_test_ws_put(&w, "demo/windows-x86_64-cpu/scroll.json",
            "{'schemaVersion':2," BODY ",'target':" TGT_WIN ",'selfTest':{'imports':['json']}}");
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 2);
@@ -437,7 +438,7 @@ static void ref_v3_base_left_alone_v2_target_migrated(void)
            "{'schemaVersion':3," BODY ",'selfTest':{'imports':['json']}}");
     sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_FRAG(TGT_CPU, ""));
     char *base_before = ws_get(&w, "demo/scroll.json");
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 1);
@@ -457,7 +458,7 @@ static void ref_dry_run_writes_nothing(void)
     sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, "");
     snapshot before = snap(&w);
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 1, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 3); /* what would be written */
@@ -475,7 +476,7 @@ static void expect_split_refused_at(const char *cuda_extra, int line)
     sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, cuda_extra);
     snapshot before = snap(&w);
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     sc_code c = sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err);
     sc_test_expect_code_at(c, SC_E_MIGRATE_REFUSED, &err, __FILE__, line);
@@ -497,7 +498,7 @@ static void ref_dry_run_still_refuses(void)
     sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, ",'weights':'on-demand'");
     snapshot before = snap(&w);
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 1, &r, &err), SC_E_MIGRATE_REFUSED, &err);
     EXPECT_UNCHANGED(&w, &before);
@@ -539,7 +540,7 @@ static void ref_refused_whole_scroll_writes_nothing(void)
     sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json",
            V2_WHOLE(",'prunePaths':['a/./b']"));
     char *before = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err),
                 SC_E_MIGRATE_REFUSED, &err);
@@ -561,7 +562,7 @@ static void ref_refused_layout_mismatch(void)
     sc_test_ws w = sc_test_ws_new();
     sc_test_ws_put(&w, "other/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
     char *before = ws_get(&w, "other/linux-x86_64-cpu/scroll.json");
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "other/linux-x86_64-cpu", 0, &r, &err),
                 SC_E_MIGRATE_REFUSED, &err);
@@ -580,7 +581,7 @@ static void ref_v1_refused_unchanged(void)
     sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json",
            "{'schemaVersion':1," BODY ",'target':" TGT_CPU ",'selfTest':{'imports':['json']}}");
     char *before = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err),
                 SC_E_MIGRATE_REFUSED, &err);
@@ -599,7 +600,7 @@ static void ref_v3_left_alone(void)
     /* compact, non-canonical bytes: a rewrite would show */
     sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V3_WHOLE(""));
     char *before = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(r.count, 0);
@@ -624,7 +625,7 @@ static void ref_written_by_rename(void)
     char *before = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
     struct stat st0, st1;
     CU_ASSERT_EQUAL(stat(file, &st0), 0);
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/linux-x86_64-cpu", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(stat(file, &st1), 0);
@@ -646,7 +647,7 @@ static void ref_no_temporary_files_left(void)
 {
     sc_test_ws w = sc_test_ws_new();
     put_split_box(&w, "");
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(stray_files(w.root), 0);
@@ -658,7 +659,7 @@ static void ref_reference_errors(void)
 {
     sc_test_ws w = sc_test_ws_new();
     sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(""));
-    sc_migrate_result r = {NULL, 0};
+    sc_migrate_result r = {NULL, 0, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/../x", 0, &r, &err), SC_E_INVALID_REFERENCE,
                 &err);
@@ -670,6 +671,156 @@ static void ref_reference_errors(void)
     sc_migrate_result_free(&r);
     SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo/windows-x86_64-cpu", 0, &r, &err),
                 SC_E_SCROLL_NOT_FOUND, &err);
+    sc_migrate_result_free(&r);
+    sc_test_ws_free(&w);
+}
+
+/* ---- licence inventories (schema 2 → 3) ------------------------------------ */
+
+#define INV_SHA "b29324db0edd950b3f793ebd521787ee15e55109ae62d14654e48f181e2134af"
+#define INV_PKGS "'packages':[{'name':'bzip2','version':'1.0.8','declaredLicense':'bzip2-1.0.6'," \
+    "'source':'conda'}]"
+#define INV_V2(tid) "{'schemaVersion':2,'kind':'scrollcase.box.dependency-license-audit'," \
+    "'targetId':'" tid "','dependencyLockSha256':'" INV_SHA "'," INV_PKGS "}"
+#define INV_V3(tid) "{'schemaVersion':3,'kind':'scrollcase.box.dependency-license-audit'," \
+    "'targetId':'" tid "','lockSha256':'" INV_SHA "'," INV_PKGS "}"
+#define INV_DECL ",'condaDependencyLicenseAudit':'inv/conda-licenses.json'"
+
+/* Write bytes to <root>/inv/conda-licenses.json. */
+static void put_inventory_raw(const sc_test_ws *w, const char *t)
+{
+    char *dir = sc_path_join(w->root, "inv");
+    char *path = dir ? sc_path_join(dir, "conda-licenses.json") : NULL;
+    sc_error err;
+    CU_ASSERT_FATAL(dir && path);
+    mkdir(dir, 0755);
+    SC_EXPECT_CODE(sc_file_write_atomic(path, t, strlen(t), 0644, &err), SC_OK, &err);
+    free(path);
+    free(dir);
+}
+
+static void put_inventory(const sc_test_ws *w, const char *text)
+{
+    char *t = sc_test_dq(text);
+    CU_ASSERT_FATAL(t != NULL);
+    put_inventory_raw(w, t);
+    free(t);
+}
+
+static char *get_inventory(const sc_test_ws *w)
+{
+    char *path = sc_path_join(w->root, "inv/conda-licenses.json");
+    char *bytes = NULL;
+    size_t len = 0;
+    sc_error err;
+    if (path == NULL || sc_file_read(path, &bytes, &len, NULL, &err) != SC_OK)
+        bytes = NULL;
+    free(path);
+    return bytes;
+}
+
+static void inventory_v2_converted_with_its_scroll(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(INV_DECL));
+    put_inventory(&w, INV_V2("linux-x86_64-cpu"));
+    sc_migrate_result r = {NULL, 0, NULL, 0};
+    sc_error err;
+    SC_EXPECT_CODE(sc_migrate_workspace(w.scrolls, w.root, "demo/linux-x86_64-cpu", 0, &r, &err),
+                   SC_OK, &err);
+    CU_ASSERT_EQUAL(r.count, 1);
+    CU_ASSERT_EQUAL_FATAL(r.ninventories, 1);
+    CU_ASSERT_STRING_EQUAL(r.inventories[0], "inv/conda-licenses.json");
+    char *got = get_inventory(&w), *want = canonical(INV_V3("linux-x86_64-cpu"));
+    CU_ASSERT_PTR_NOT_NULL(got);
+    if (got && want)
+        CU_ASSERT_STRING_EQUAL(got, want); /* renamed in place, nothing else changed */
+    free(got);
+    free(want);
+    sc_migrate_result_free(&r);
+    /* a second run has nothing left to do */
+    SC_EXPECT_CODE(sc_migrate_workspace(w.scrolls, w.root, "demo/linux-x86_64-cpu", 0, &r, &err),
+                   SC_OK, &err);
+    CU_ASSERT(r.count == 0 && r.ninventories == 0);
+    sc_migrate_result_free(&r);
+    sc_test_ws_free(&w);
+}
+
+static void inventory_v2_beside_a_v3_scroll_is_converted(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V3_WHOLE(INV_DECL));
+    put_inventory(&w, INV_V2("linux-x86_64-cpu"));
+    sc_migrate_result r = {NULL, 0, NULL, 0};
+    sc_error err;
+    SC_EXPECT_CODE(sc_migrate_workspace(w.scrolls, w.root, "demo", 1, &r, &err), SC_OK, &err);
+    CU_ASSERT(r.count == 0 && r.ninventories == 1); /* dry run: listed */
+    char *got = get_inventory(&w), *v2 = sc_test_dq(INV_V2("linux-x86_64-cpu"));
+    CU_ASSERT(got && v2 && strcmp(got, v2) == 0); /* but not written */
+    free(got);
+    free(v2);
+    sc_migrate_result_free(&r);
+    SC_EXPECT_CODE(sc_migrate_workspace(w.scrolls, w.root, "demo", 0, &r, &err), SC_OK, &err);
+    CU_ASSERT(r.count == 0 && r.ninventories == 1);
+    sc_migrate_result_free(&r);
+    sc_test_ws_free(&w);
+}
+
+static void inventory_refusal_writes_nothing(void)
+{
+    static const char *const bad[] = {
+        INV_V2("windows-x86_64-cpu"), /* another target's */
+        "{'schemaVersion':2,'kind':'scrollcase.box.dependency-license-audit',"
+        "'targetId':'linux-x86_64-cpu'," INV_PKGS "}", /* no dependencyLockSha256 */
+        "{'schemaVersion':2,'kind':'scrollcase.box.dependency-license-audit',"
+        "'targetId':'linux-x86_64-cpu','dependencyLockSha256':'" INV_SHA "','lockSha256':'"
+        INV_SHA "'," INV_PKGS "}", /* both names */
+        "{'schemaVersion':2,'kind':'scrollcase.box.dependency-license-audit',"
+        "'targetId':'linux-x86_64-cpu','dependencyLockSha256':'xyz'," INV_PKGS "}",
+        "{'schemaVersion':1}", "[2]", "{"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sc_test_ws w = sc_test_ws_new();
+        sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(INV_DECL));
+        put_inventory_raw(&w, bad[i]);
+        char *scroll_before = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
+        char *inv_before = get_inventory(&w);
+        sc_migrate_result r = {NULL, 0, NULL, 0};
+        sc_error err;
+        SC_EXPECT_CODE(sc_migrate_workspace(w.scrolls, w.root, "demo/linux-x86_64-cpu", 0, &r,
+                                            &err),
+                       SC_E_MIGRATE_REFUSED, &err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "inv/conda-licenses.json"));
+        char *scroll_after = ws_get(&w, "demo/linux-x86_64-cpu/scroll.json");
+        char *inv_after = get_inventory(&w);
+        CU_ASSERT(scroll_before && scroll_after && strcmp(scroll_before, scroll_after) == 0);
+        CU_ASSERT(inv_before && inv_after && strcmp(inv_before, inv_after) == 0);
+        free(scroll_before);
+        free(scroll_after);
+        free(inv_before);
+        free(inv_after);
+        sc_test_ws_free(&w);
+    }
+}
+
+static void inventory_missing_or_without_root_is_left_alone(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(INV_DECL));
+    sc_migrate_result r = {NULL, 0, NULL, 0};
+    sc_error err;
+    SC_EXPECT_CODE(sc_migrate_workspace(w.scrolls, w.root, "demo", 0, &r, &err), SC_OK, &err);
+    CU_ASSERT(r.count == 1 && r.ninventories == 0);
+    sc_migrate_result_free(&r);
+    sc_test_ws_free(&w);
+    w = sc_test_ws_new();
+    sc_test_ws_put(&w, "demo/linux-x86_64-cpu/scroll.json", V2_WHOLE(INV_DECL));
+    put_inventory(&w, INV_V2("linux-x86_64-cpu"));
+    SC_EXPECT_CODE(sc_migrate_ref(w.scrolls, "demo", 0, &r, &err), SC_OK, &err);
+    CU_ASSERT(r.count == 1 && r.ninventories == 0);
+    char *got = get_inventory(&w), *v2 = sc_test_dq(INV_V2("linux-x86_64-cpu"));
+    CU_ASSERT(got && v2 && strcmp(got, v2) == 0);
+    free(got);
+    free(v2);
     sc_migrate_result_free(&r);
     sc_test_ws_free(&w);
 }
@@ -707,4 +858,8 @@ void register_migrate_tests(void)
     SC_ADD_TEST(s, ref_written_by_rename);
     SC_ADD_TEST(s, ref_no_temporary_files_left);
     SC_ADD_TEST(s, ref_reference_errors);
+    SC_ADD_TEST(s, inventory_v2_converted_with_its_scroll);
+    SC_ADD_TEST(s, inventory_v2_beside_a_v3_scroll_is_converted);
+    SC_ADD_TEST(s, inventory_refusal_writes_nothing);
+    SC_ADD_TEST(s, inventory_missing_or_without_root_is_left_alone);
 }

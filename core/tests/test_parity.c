@@ -245,7 +245,19 @@ static void test_measurements_absolute_relative_cosine(void)
         p = p + xx;
         q = q + yy;
     }
-    CU_ASSERT_EQUAL(m.cosine_similarity, d / (sqrt(p) * sqrt(q)));
+    CU_ASSERT_EQUAL(m.cosine_similarity, d / sqrt(p * q));
+}
+
+/* Equal vectors have cosine exactly 1, so minimumCosine 1 passes them (this
+ * one gave 0.9999999999999998 with sqrt(P) * sqrt(Q)). */
+static void test_equal_vectors_have_cosine_exactly_one(void)
+{
+    static const char v[] = "[1.3292401940446954, -1.6274266723772841, 2.6716241733235337, "
+                            "2.408564745668901, -2.816460101798679, -2.8473248340392354]";
+    sc_parity_measurement m;
+    sc_error err;
+    SC_EXPECT_CODE(compare(v, v, tol(0, 0, 0, 0, 1, 1.0), &m, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(m.cosine_similarity, 1.0);
 }
 
 static void test_relative_error_skips_zero_references(void)
@@ -332,7 +344,7 @@ static void test_breach_absolute_then_relative_then_cosine(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "maximum relative error 2 exceeds 0.1"));
     SC_EXPECT_CODE(compare("[1, 2]", "[-1, 2]", tol(0, 0, 0, 0, 1, 0.999), &m, &err),
                    SC_E_PARITY_BREACH, &err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "cosine similarity 0.59"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "cosine similarity 0.6 "));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "is below 0.999"));
     /* The measurements are still reported on a breach. */
     CU_ASSERT_EQUAL(m.maximum_absolute_error, 2.0);
@@ -793,6 +805,7 @@ void register_parity_tests(void)
     SC_ADD_TEST(s, test_compare_checks_tolerances_before_lengths);
     SC_ADD_TEST(s, test_length_mismatch_fails_before_measuring);
     SC_ADD_TEST(s, test_measurements_absolute_relative_cosine);
+    SC_ADD_TEST(s, test_equal_vectors_have_cosine_exactly_one);
     SC_ADD_TEST(s, test_relative_error_skips_zero_references);
     SC_ADD_TEST(s, test_relative_error_counts_tiny_nonzero_references);
     SC_ADD_TEST(s, test_cosine_zero_vector_rule);

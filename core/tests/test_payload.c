@@ -15,7 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "harness.h"
 #include "scrollcase/digest.h"
@@ -911,6 +913,166 @@ static void test_collect_hashes_every_file_with_two_threads(void)
     free(root);
 }
 
+/* A collection of root with options; fails the test on an error. */
+static void collect_with_ok(const char *root, unsigned flags, unsigned jobs,
+                            const sc_payload_list *reuse, sc_payload_list *l)
+{
+    sc_error err;
+    sc_payload_options o = {jobs, reuse, NULL, NULL};
+    sc_code c = sc_payload_collect_with(root, flags, &o, l, &err);
+    SC_EXPECT_CODE(c, SC_OK, &err);
+    CU_ASSERT_FATAL(c == SC_OK);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
+static const char BOGUS[] = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
+
+static void test_collect_with_crc_records_each_files_crc32(void)
+{
+    char *root = sc_test_tmpdir();
+    put(root, "a.txt", "hello");
+    put(root, "b/c.bin", "");
+    link_at(root, "l", "a.txt");
+    sc_payload_list l = {NULL, 0, 0};
+    collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 1, NULL, &l);
+    CU_ASSERT_EQUAL(find(&l, "a.txt")->crc32, (uint32_t)crc32(0L, (const Bytef *)"hello", 5));
+    CU_ASSERT_EQUAL(find(&l, "a.txt")->has_crc, 1);
+    CU_ASSERT_EQUAL(find(&l, "b/c.bin")->crc32, 0u);
+    CU_ASSERT_EQUAL(find(&l, "b/c.bin")->has_crc, 1);
+    CU_ASSERT_EQUAL(find(&l, "l")->has_crc, 0);
+    sc_payload_list_free(&l);
+    sc_test_rmtree(root);
+    free(root);
+}
+
+static void test_collect_reuses_the_digest_of_a_file_unchanged_since_it_was_hashed(void)
+{
+    /* The file settles (its times lie well before the first hashing), the
+     * reuse list's digest is replaced by a bogus one: the second collection
+     * takes it unread.  After a change of the same size it reads again. */
+    char *root = sc_test_tmpdir();
+    put(root, "model.bin", "weights");
+    sleep_ms(SC_PAYLOAD_RACY_NS / 1000000 + 30);
+    sc_payload_list first = {NULL, 0, 0}, again = {NULL, 0, 0};
+    collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 2, NULL, &first);
+    sc_payload_entry *e = (sc_payload_entry *)find(&first, "model.bin");
+    CU_ASSERT_EQUAL_FATAL(e->stamp.valid, 1);
+    char real[65];
+    memcpy(real, e->sha256, sizeof real);
+    memcpy(e->sha256, BOGUS, sizeof e->sha256);
+    collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 2, &first, &again);
+    CU_ASSERT_STRING_EQUAL(find(&again, "model.bin")->sha256, BOGUS);
+    CU_ASSERT_EQUAL(find(&again, "model.bin")->crc32, e->crc32);
+    sc_payload_list_free(&again);
+    put(root, "model.bin", "weightz"); /* same size: ctime moves on */
+    collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 2, &first, &again);
+    CU_ASSERT_STRING_NOT_EQUAL(find(&again, "model.bin")->sha256, BOGUS);
+    CU_ASSERT_STRING_NOT_EQUAL(find(&again, "model.bin")->sha256, real);
+    sc_payload_list_free(&again);
+    sc_payload_list_free(&first);
+    sc_test_rmtree(root);
+    free(root);
+}
+
+static void test_collect_reuses_a_subtree_list_under_its_directory(void)
+{
+    /* The environment is hashed where it was copied (root/venv); the
+     * payload's collection reuses those records for venv/..., and only
+     * there. */
+    char *root = sc_test_tmpdir();
+    put(root, "venv/lib/mod.py", "x = 1\n");
+    put(root, "lib/mod.py", "x = 1\n");
+    sleep_ms(SC_PAYLOAD_RACY_NS / 1000000 + 30);
+    char *venv = join(root, "venv");
+    sc_payload_list env = {NULL, 0, 0}, all = {NULL, 0, 0};
+    collect_with_ok(venv, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 1, NULL, &env);
+    sc_payload_entry *e = (sc_payload_entry *)find(&env, "lib/mod.py");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    char real[65];
+    memcpy(real, e->sha256, sizeof real);
+    memcpy(e->sha256, BOGUS, sizeof e->sha256);
+    sc_error err;
+    sc_payload_options o = {1, NULL, &env, "venv"};
+    SC_EXPECT_CODE(sc_payload_collect_with(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o, &all, &err),
+                   SC_OK, &err);
+    CU_ASSERT_STRING_EQUAL(find(&all, "venv/lib/mod.py")->sha256, BOGUS);
+    CU_ASSERT_STRING_EQUAL(find(&all, "lib/mod.py")->sha256, real);
+    sc_payload_list_free(&all);
+    sc_payload_list_free(&env);
+    free(venv);
+    sc_test_rmtree(root);
+    free(root);
+}
+
+static void test_collect_rereads_a_file_changed_close_to_its_hashing(void)
+{
+    /* Written right before the first hashing: within the clock's
+     * granularity a change could keep its times, so it is read again. */
+    char *root = sc_test_tmpdir();
+    put(root, "fresh.py", "x = 1\n");
+    sc_payload_list first = {NULL, 0, 0}, again = {NULL, 0, 0};
+    collect_with_ok(root, SC_PAYLOAD_HASH, 1, NULL, &first);
+    char real[65];
+    sc_payload_entry *e = (sc_payload_entry *)find(&first, "fresh.py");
+    memcpy(real, e->sha256, sizeof real);
+    memcpy(e->sha256, BOGUS, sizeof e->sha256);
+    collect_with_ok(root, SC_PAYLOAD_HASH, 1, &first, &again);
+    CU_ASSERT_STRING_EQUAL(find(&again, "fresh.py")->sha256, real);
+    sc_payload_list_free(&again);
+    /* A reuse list without CRCs is not reused when CRCs are asked for. */
+    sleep_ms(SC_PAYLOAD_RACY_NS / 1000000 + 30);
+    sc_payload_list_free(&first);
+    collect_with_ok(root, SC_PAYLOAD_HASH, 1, NULL, &first);
+    e = (sc_payload_entry *)find(&first, "fresh.py");
+    memcpy(e->sha256, BOGUS, sizeof e->sha256);
+    collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 1, &first, &again);
+    CU_ASSERT_STRING_EQUAL(find(&again, "fresh.py")->sha256, real);
+    sc_payload_list_free(&again);
+    sc_payload_list_free(&first);
+    sc_test_rmtree(root);
+    free(root);
+}
+
+static void test_collect_results_do_not_depend_on_the_job_count(void)
+{
+    char *root = sc_test_tmpdir();
+    char name[64], text[64];
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "d%d/f%03d", i % 3, i);
+        snprintf(text, sizeof text, "file %d %*s", i, i * 10, "x");
+        put(root, name, text);
+    }
+    sc_payload_list one = {NULL, 0, 0};
+    collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 1, NULL, &one);
+    char *s1 = NULL;
+    size_t n1 = 0;
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_payload_serialize(&one, &s1, &n1, &err), SC_OK);
+    unsigned jobs[2] = {2, 7};
+    for (int j = 0; j < 2; j++) {
+        sc_payload_list l = {NULL, 0, 0};
+        collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, jobs[j], NULL, &l);
+        char *s = NULL;
+        size_t n = 0;
+        CU_ASSERT_EQUAL_FATAL(sc_payload_serialize(&l, &s, &n, &err), SC_OK);
+        CU_ASSERT(n == n1 && memcmp(s, s1, n) == 0);
+        for (size_t i = 0; i < l.count; i++)
+            CU_ASSERT_EQUAL(l.entries[i].crc32, one.entries[i].crc32);
+        free(s);
+        sc_payload_list_free(&l);
+    }
+    free(s1);
+    sc_payload_list_free(&one);
+    sc_test_rmtree(root);
+    free(root);
+}
+
 static void test_collect_root_must_be_a_real_directory(void)
 {
     char *root = sc_test_tmpdir();
@@ -1141,6 +1303,47 @@ static void test_verify_reports_the_first_mismatch_in_list_order(void)
     free(root);
 }
 
+static void test_verify_reports_the_same_first_mismatch_with_any_job_count(void)
+{
+    /* Four big files and small ones: chunks are cut by bytes, so the big
+     * ones spread over the threads; the first failure is still the first in
+     * list order, with 1, 2 or 7 threads. */
+    char *root = sc_test_tmpdir();
+    char name[64];
+    size_t big = 3u << 20;
+    char *blob = malloc(big + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(blob);
+    for (int i = 0; i < 4; i++) {
+        memset(blob, 'a' + i, big);
+        blob[big] = '\0';
+        snprintf(name, sizeof name, "w/big%d.bin", i);
+        put(root, name, blob);
+    }
+    free(blob);
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "lib/m%03d.py", i);
+        put(root, name, name);
+    }
+    sc_payload_list l = {NULL, 0, 0};
+    collect_ok(root, &l);
+    char hex[65];
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_payload_write_list(root, &l, hex, &err), SC_OK);
+    sc_payload_list_free(&l);
+    unsigned jobs[3] = {1, 2, 7};
+    for (int j = 0; j < 3; j++)
+        SC_EXPECT_CODE(sc_payload_verify_tree_with(root, hex, jobs[j], NULL, &err), SC_OK, &err);
+    put(root, "w/big3.bin", "short now");
+    put(root, "w/big1.bin", "short too");
+    for (int j = 0; j < 3; j++) {
+        SC_EXPECT_CODE(sc_payload_verify_tree_with(root, hex, jobs[j], NULL, &err),
+                       SC_E_PAYLOAD_MISMATCH, &err);
+        CU_ASSERT_STRING_EQUAL(err.path, "w/big1.bin");
+    }
+    sc_test_rmtree(root);
+    free(root);
+}
+
 static void test_verify_refuses_a_missing_file(void)
 {
     char hex[65];
@@ -1345,6 +1548,11 @@ void register_payload_tests(void)
     SC_ADD_TEST(s, test_collect_without_hash_flag_leaves_digests_empty);
     SC_ADD_TEST(s, test_collect_is_independent_of_creation_order);
     SC_ADD_TEST(s, test_collect_hashes_every_file_with_two_threads);
+    SC_ADD_TEST(s, test_collect_with_crc_records_each_files_crc32);
+    SC_ADD_TEST(s, test_collect_reuses_the_digest_of_a_file_unchanged_since_it_was_hashed);
+    SC_ADD_TEST(s, test_collect_reuses_a_subtree_list_under_its_directory);
+    SC_ADD_TEST(s, test_collect_rereads_a_file_changed_close_to_its_hashing);
+    SC_ADD_TEST(s, test_collect_results_do_not_depend_on_the_job_count);
     SC_ADD_TEST(s, test_collect_root_must_be_a_real_directory);
     /* 14.3 logical size */
     SC_ADD_TEST(s, test_measure_sums_file_and_link_sizes);
@@ -1359,6 +1567,7 @@ void register_payload_tests(void)
     SC_ADD_TEST(s, test_verify_hashes_the_list_before_parsing_it);
     SC_ADD_TEST(s, test_verify_refuses_a_tampered_list);
     SC_ADD_TEST(s, test_verify_reports_the_first_mismatch_in_list_order);
+    SC_ADD_TEST(s, test_verify_reports_the_same_first_mismatch_with_any_job_count);
     SC_ADD_TEST(s, test_verify_refuses_a_missing_file);
     SC_ADD_TEST(s, test_verify_refuses_changed_bytes);
     SC_ADD_TEST(s, test_verify_refuses_a_file_turned_into_a_link);

@@ -1237,7 +1237,9 @@ static void library_installs_no_signal_handler_unless_asked(void)
 
 void register_run_tests(void)
 {
-    CU_pSuite s = CU_add_suite("run", NULL, NULL);
+    /* Every test: TMPDIR is a fresh root that must be empty afterwards. */
+    CU_pSuite s = CU_add_suite_with_setup_and_teardown("run", NULL, NULL, sc_test_tmp_root_setup,
+                                                       sc_test_tmp_root_teardown);
     if (s == NULL)
         CU_FAIL_FATAL("CU_add_suite failed");
     SC_ADD_TEST(s, run_argv_is_script_then_defaults_then_caller_args);

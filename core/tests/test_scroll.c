@@ -315,6 +315,21 @@ static void s3_other_versions_unsupported(void)
     }
 }
 
+/* 3.0 is not the integer 3: the message shows the literal and says why. */
+static void s3_fractional_three_says_it_must_be_the_integer(void)
+{
+    static const char *const v[] = {"{'schemaVersion':3.0}", "{'schemaVersion':3e0}"};
+    for (size_t i = 0; i < 2; i++) {
+        sc_error err;
+        sc_json *d = parse_q(v[i]);
+        SC_EXPECT_CODE(sc_scroll_check_version(d, "x.json", &err),
+                       SC_E_UNSUPPORTED_SCHEMA_VERSION, &err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "3.0"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "must be the integer 3"));
+        sc_json_free(d);
+    }
+}
+
 static void s3_missing_version_is_invalid_scroll(void)
 {
     sc_error err;
@@ -852,7 +867,7 @@ static void s5_parity_rules(void)
     sc_scroll *s = OK_SCROLL(PAR("['cpu','cuda']", "{'absolute':0.001,'minimumCosine':1}"),
                              NULL);
     sc_scroll_free(s);
-    s = OK_SCROLL(PAR("['metal','cpu','cuda']", "{'minimumCosine':-0.5}"), NULL);
+    s = OK_SCROLL(PAR("['cuda','cpu']", "{'minimumCosine':-0.5}"), NULL);
     sc_scroll_free(s);
     EXPECT_CHK(PAR("['cpu']", "{'absolute':0.1}"), NULL, SC_E_INVALID_SCROLL);
     EXPECT_CHK(PAR("['cpu','cpu']", "{'absolute':0.1}"), NULL, SC_E_INVALID_SCROLL);
@@ -865,6 +880,18 @@ static void s5_parity_rules(void)
     EXPECT_CHK("{'parity':{'accelerators':['cpu','cuda'],'tolerances':{'absolute':1}}}", NULL,
                SC_E_INVALID_SCROLL);
 #undef PAR
+}
+
+/* Step 14: metal has no validation environment on Linux (the default target
+ * of these scrolls): refused when the scroll is read, naming the field. */
+static void s14_parity_accelerator_without_validation_environment(void)
+{
+    sc_error err;
+    SC_EXPECT_CODE(chk("{'parity':{'script':'p.py','accelerators':['cpu','metal'],"
+                       "'tolerances':{'absolute':0.1}}}", NULL, &err),
+                   SC_E_INVALID_SCROLL, &err);
+    EXPECT_NAMES(&err, "$.parity.accelerators[1]");
+    EXPECT_NAMES(&err, "metal");
 }
 
 /* ---- step 6: weights -------------------------------------------------- */
@@ -2274,6 +2301,7 @@ void register_scroll_tests(void)
     SC_ADD_TEST(s, s2_top_level_must_be_object);
     SC_ADD_TEST(s, s3_version_1_and_2_deprecated);
     SC_ADD_TEST(s, s3_other_versions_unsupported);
+    SC_ADD_TEST(s, s3_fractional_three_says_it_must_be_the_integer);
     SC_ADD_TEST(s, s3_missing_version_is_invalid_scroll);
     SC_ADD_TEST(s, s3_check_version_direct);
     SC_ADD_TEST(s, s3_before_s4);
@@ -2320,6 +2348,7 @@ void register_scroll_tests(void)
     SC_ADD_TEST(s, s5_weights_values);
     SC_ADD_TEST(s, s5_execution_kinds);
     SC_ADD_TEST(s, s5_parity_rules);
+    SC_ADD_TEST(s, s14_parity_accelerator_without_validation_environment);
     SC_ADD_TEST(s, s5_before_s6);
     SC_ADD_TEST(s, s6_on_demand_with_archives_refused);
     SC_ADD_TEST(s, s6_on_demand_without_assets_refused);

@@ -320,6 +320,7 @@ static void test_json_view_refuses_what_json_cannot_hold(void)
     REFUSE("x = 9007199254740992\n");
     REFUSE("x = nan\n");
     REFUSE("x = \"a\\u0000b\"\n");
+    REFUSE("\"a\\u0000b\" = 1\n\"a\\u0000c\" = 2\n");
     sc_json *v = parse_ok("d = 1979-05-27T07:32:00Z\nf = 0.25\nbig = 9007199254740991\n");
     CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(v, "d")), "1979-05-27T07:32:00Z");
     CU_ASSERT_DOUBLE_EQUAL(sc_json_get(v, "f")->number, 0.25, 0);

@@ -183,7 +183,7 @@ static const char lock6[] =
     "      - pypi: https://files.pythonhosted.org/packages/ab/torch-2.5.1-cp312-cp312-manylinux1_x86_64.whl\n"
     "packages:\n"
     "- conda: https://conda.anaconda.org/conda-forge/noarch/cuda-version-12.4-h3060b56_3.conda\n"
-    "  sha256: 00\n"
+    "  sha256: 00112233445566778899AABBCCDDEEFF00112233445566778899aabbccddeeff\n"
     "  depends:\n"
     "  - __cuda >=12\n"
     "  license: LicenseRef-NVIDIA\n"
@@ -233,7 +233,10 @@ static void test_lock_v6_exposes_every_package_field(void)
     CU_ASSERT_STRING_EQUAL(c->license, "LicenseRef-NVIDIA");
     CU_ASSERT_STRING_EQUAL(c->filename, "cuda-version-12.4-h3060b56_3.conda");
     CU_ASSERT(c->ndepends == 1 && strcmp(c->depends[0], "__cuda >=12") == 0);
+    CU_ASSERT_STRING_EQUAL(c->sha256,
+                           "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
     CU_ASSERT_EQUAL(p->kind, SC_LOCK_PYPI);
+    CU_ASSERT_PTR_NULL(p->sha256);
     CU_ASSERT_STRING_EQUAL(p->name, "torch");
     CU_ASSERT_STRING_EQUAL(p->version, "2.5.1");
     CU_ASSERT_PTR_NULL(p->build);
@@ -271,12 +274,179 @@ static void test_lock_yaml_errors_name_line_and_column(void)
     LOCK_REFUSED("--- 1\n--- 2\n", NULL);
 }
 
-static void test_lock_version_must_be_5_or_6(void)
+static void test_lock_unknown_versions_are_refused_naming_those_read(void)
 {
-    LOCK_REFUSED("version: 7\nenvironments: {}\npackages: []\n", "pixi.lock:1:");
-    LOCK_REFUSED("version: 4\nenvironments: {}\npackages: []\n", NULL);
+    LOCK_REFUSED("version: 8\nenvironments: {}\npackages: []\n", "5, 6 and 7");
+    LOCK_REFUSED("version: 8\nenvironments: {}\npackages: []\n", "pixi.lock:1:");
+    LOCK_REFUSED("version: 4\nenvironments: {}\npackages: []\n", "version 4 is not");
+    LOCK_REFUSED("version: 70\nenvironments: {}\npackages: []\n", "version 70 is not");
+    LOCK_REFUSED("version: [7]\nenvironments: {}\npackages: []\n", "5, 6 and 7");
     LOCK_REFUSED("environments: {}\npackages: []\n", "version");
     LOCK_REFUSED("- version: 6\n", NULL);
+}
+
+/* A v7 lock as pixi 0.73 writes it: a platforms list (one with its own
+ * name and subdir), sequences not indented under their key, conda, PyPI
+ * and source packages. */
+static const char lock7[] =
+    "version: 7\n"
+    "platforms:\n"
+    "- name: linux-64\n"
+    "  virtual-packages:\n"
+    "  - __unix=0=0\n"
+    "  - __glibc=2.28\n"
+    "- name: linux-64-gpu\n"
+    "  subdir: linux-64\n"
+    "environments:\n"
+    "  default:\n"
+    "    channels:\n"
+    "    - url: https://conda.anaconda.org/conda-forge/\n"
+    "    indexes:\n"
+    "    - https://pypi.org/simple\n"
+    "    packages:\n"
+    "      linux-64:\n"
+    "      - conda: https://conda.anaconda.org/conda-forge/linux-64/python-3.12.7-hc5c86c4_0_cpython.conda\n"
+    "      - pypi: https://files.pythonhosted.org/packages/ab/cd/numpy-2.1.3-cp312-cp312-manylinux_2_17_x86_64.whl\n"
+    "      - pypi: ./local-pkg\n"
+    "      - conda_source: mypkg[87dc0b8a] @ ./mypkg\n"
+    "  gpu:\n"
+    "    channels: []\n"
+    "    packages:\n"
+    "      linux-64-gpu:\n"
+    "      - conda: https://conda.anaconda.org/conda-forge/linux-64/python-3.12.7-hc5c86c4_0_cpython.conda\n"
+    "packages:\n"
+    "- conda: https://conda.anaconda.org/conda-forge/linux-64/python-3.12.7-hc5c86c4_0_cpython.conda\n"
+    "  sha256: 4fde5c3008bf5d2db82f2b50204464314cc3c91c1d953652f7bd01d9e52aefdf\n"
+    "  md5: 8ac3367aafb1cc0a068483c580af8015\n"
+    "  depends:\n"
+    "  - libgcc >=13\n"
+    "  license: Python-2.0\n"
+    "  run_exports:\n"
+    "    weak:\n"
+    "    - python_abi 3.12.* *_cp312\n"
+    "  size: 31574780\n"
+    "  timestamp: 1728047496079\n"
+    "- pypi: https://files.pythonhosted.org/packages/ab/cd/numpy-2.1.3-cp312-cp312-manylinux_2_17_x86_64.whl\n"
+    "  name: numpy\n"
+    "  version: 2.1.3\n"
+    "  sha256: adfa71f158cbd872a36394c56c3568e6034aa55c623634b37a4836bd036e6b91\n"
+    "  requires_dist:\n"
+    "  - pytest ; extra == 'test'\n"
+    "  requires_python: '>=3.10'\n"
+    "- pypi: ./local-pkg\n"
+    "  name: local-pkg\n"
+    "- conda_source: mypkg[87dc0b8a] @ ./mypkg\n"
+    "  version: 0.1.0\n"
+    "  build: pyhbf21a9e_0\n"
+    "  subdir: noarch\n"
+    "  license: MIT\n";
+
+static void test_lock_v7_exposes_every_package_field(void)
+{
+    sc_pixi_lock *l = lock_ok(lock7);
+    CU_ASSERT_EQUAL(l->version, 7);
+    CU_ASSERT_EQUAL_FATAL(l->npackages, 4);
+    const sc_lock_package *c = &l->packages[0], *w = &l->packages[1], *d = &l->packages[2],
+                          *s = &l->packages[3];
+    CU_ASSERT(c->kind == SC_LOCK_CONDA && !c->source);
+    CU_ASSERT_STRING_EQUAL(c->name, "python");
+    CU_ASSERT_STRING_EQUAL(c->version, "3.12.7");
+    CU_ASSERT_STRING_EQUAL(c->build, "hc5c86c4_0_cpython");
+    CU_ASSERT_STRING_EQUAL(c->subdir, "linux-64");
+    CU_ASSERT_STRING_EQUAL(c->license, "Python-2.0");
+    CU_ASSERT_STRING_EQUAL(c->sha256,
+                           "4fde5c3008bf5d2db82f2b50204464314cc3c91c1d953652f7bd01d9e52aefdf");
+    CU_ASSERT(c->ndepends == 1 && strcmp(c->depends[0], "libgcc >=13") == 0);
+    CU_ASSERT_EQUAL(w->kind, SC_LOCK_PYPI);
+    CU_ASSERT_STRING_EQUAL(w->name, "numpy");
+    CU_ASSERT_STRING_EQUAL(w->version, "2.1.3");
+    CU_ASSERT_STRING_EQUAL(w->sha256,
+                           "adfa71f158cbd872a36394c56c3568e6034aa55c623634b37a4836bd036e6b91");
+    CU_ASSERT(w->nrequires_dist == 1 && strcmp(w->requires_dist[0], "pytest ; extra == 'test'") == 0);
+    CU_ASSERT_EQUAL(d->kind, SC_LOCK_PYPI);
+    CU_ASSERT_STRING_EQUAL(d->name, "local-pkg");
+    CU_ASSERT_PTR_NULL(d->version);
+    CU_ASSERT(s->kind == SC_LOCK_CONDA && s->source);
+    CU_ASSERT_STRING_EQUAL(s->name, "mypkg");
+    CU_ASSERT_STRING_EQUAL(s->version, "0.1.0");
+    CU_ASSERT_STRING_EQUAL(s->subdir, "noarch");
+    CU_ASSERT_STRING_EQUAL(s->license, "MIT");
+    const sc_lock_platform *pl = sc_pixi_lock_find(l, "default", "linux-64");
+    CU_ASSERT_FATAL(pl != NULL);
+    CU_ASSERT_STRING_EQUAL(pl->subdir, "linux-64");
+    CU_ASSERT(pl->count == 4 && pl->packages[0] == 0 && pl->packages[1] == 1 &&
+              pl->packages[2] == 2 && pl->packages[3] == 3);
+    /* a platform named other than its subdir is found by either */
+    const sc_lock_platform *g = sc_pixi_lock_find(l, "gpu", "linux-64");
+    CU_ASSERT_FATAL(g != NULL);
+    CU_ASSERT_STRING_EQUAL(g->platform, "linux-64-gpu");
+    CU_ASSERT(g == sc_pixi_lock_find(l, "gpu", "linux-64-gpu"));
+    CU_ASSERT_PTR_NULL(sc_pixi_lock_find(l, "default", "win-64"));
+    sc_pixi_lock_free(l);
+}
+
+static void test_lock_v7_platforms_must_be_declared(void)
+{
+    LOCK_REFUSED("version: 7\nenvironments: {}\npackages: []\n", "platforms is missing");
+    LOCK_REFUSED("version: 7\nplatforms: {}\nenvironments: {}\npackages: []\n", "sequence");
+    LOCK_REFUSED("version: 7\nplatforms:\n- subdir: linux-64\nenvironments: {}\npackages: []\n",
+                 "platforms[0].name");
+    LOCK_REFUSED("version: 7\nplatforms:\n- name: a\n- name: a\nenvironments: {}\npackages: []\n",
+                 "twice");
+    LOCK_REFUSED("version: 7\nplatforms:\n- name: a\n  virtual-packages: x\nenvironments: {}\n"
+                 "packages: []\n", "virtual-packages");
+    LOCK_REFUSED("version: 7\nplatforms:\n- name: win-64\nenvironments:\n  default:\n"
+                 "    packages:\n      linux-64: []\npackages: []\n",
+                 "not in the lock's platforms list");
+    /* v6 has no platforms list: its keys are subdirs */
+    sc_pixi_lock *l = lock_ok("version: 6\nenvironments:\n  default:\n    packages:\n"
+                              "      linux-64: []\npackages: []\n");
+    CU_ASSERT_STRING_EQUAL(l->environments[0].platforms[0].subdir, "linux-64");
+    sc_pixi_lock_free(l);
+}
+
+static void test_lock_v7_packages_must_be_well_formed(void)
+{
+    const char *head = "version: 7\nplatforms: []\nenvironments: {}\npackages:\n";
+    char buf[512];
+#define V7(body) (snprintf(buf, sizeof buf, "%s%s", head, (body)), buf)
+    LOCK_REFUSED(V7("- conda: https://x/noarch/a-1-b.conda\n  conda_source: a @ .\n"),
+                 "exactly one of conda, conda_source and pypi");
+    LOCK_REFUSED(V7("- pypi: ./x\n"), "needs a name");
+    LOCK_REFUSED(V7("- pypi: ./x\n  name: x\n  version: ''\n"), "non-empty version");
+    LOCK_REFUSED(V7("- conda_source: '[abc] @ .'\n"), "needs a name");
+    LOCK_REFUSED(V7("- conda: https://x/noarch/a-1-b.conda\n  sha256: abc\n"), "sha256");
+    LOCK_REFUSED(V7("- conda: https://x/noarch/a-1-b.conda\n  sha256: [a]\n"), "sha256");
+#undef V7
+    /* conda_source is a v7 key: v6 has no such package */
+    LOCK_REFUSED("version: 6\nenvironments: {}\npackages:\n- conda_source: a @ .\n",
+                 "exactly one of conda and pypi");
+}
+
+static void test_lock_v5_kind_and_url_entries(void)
+{
+    sc_pixi_lock *l = lock_ok("version: 5\n"
+                              "environments:\n  default:\n    packages:\n      osx-arm64:\n"
+                              "        - conda: https://c/osx-arm64/bzip2-1.0.8-h93a5062_5.conda\n"
+                              "        - pypi: ./links/requests-2.31.0-py3-none-any.whl\n"
+                              "packages:\n"
+                              "  - kind: conda\n    name: bzip2\n    version: 1.0.8\n"
+                              "    build: h93a5062_5\n    subdir: osx-arm64\n"
+                              "    url: https://c/osx-arm64/bzip2-1.0.8-h93a5062_5.conda\n"
+                              "    license: bzip2-1.0.6\n"
+                              "  - kind: pypi\n    name: requests\n    version: 2.31.0\n"
+                              "    path: ./links/requests-2.31.0-py3-none-any.whl\n");
+    CU_ASSERT_EQUAL_FATAL(l->npackages, 2);
+    CU_ASSERT(l->packages[0].kind == SC_LOCK_CONDA);
+    CU_ASSERT_STRING_EQUAL(l->packages[0].license, "bzip2-1.0.6");
+    CU_ASSERT(l->packages[1].kind == SC_LOCK_PYPI);
+    const sc_lock_platform *pl = sc_pixi_lock_find(l, "default", "osx-arm64");
+    CU_ASSERT(pl != NULL && pl->count == 2);
+    sc_pixi_lock_free(l);
+    LOCK_REFUSED("version: 5\nenvironments: {}\npackages:\n- kind: npm\n  url: x\n", "kind");
+    LOCK_REFUSED("version: 5\nenvironments: {}\npackages:\n- kind: conda\n  name: a\n", "url and path");
+    LOCK_REFUSED("version: 6\nenvironments: {}\npackages:\n- kind: conda\n  url: https://x/noarch/a-1-b.conda\n",
+                 "exactly one");
 }
 
 static void test_lock_refuses_aliases_duplicates_and_deep_nesting(void)
@@ -342,7 +512,11 @@ void sc_test_register_pixi_lock(void)
     SC_ADD_TEST(s, test_lock_v6_exposes_every_package_field);
     SC_ADD_TEST(s, test_lock_v5_fields_win_over_the_file_name);
     SC_ADD_TEST(s, test_lock_yaml_errors_name_line_and_column);
-    SC_ADD_TEST(s, test_lock_version_must_be_5_or_6);
+    SC_ADD_TEST(s, test_lock_unknown_versions_are_refused_naming_those_read);
+    SC_ADD_TEST(s, test_lock_v7_exposes_every_package_field);
+    SC_ADD_TEST(s, test_lock_v7_platforms_must_be_declared);
+    SC_ADD_TEST(s, test_lock_v7_packages_must_be_well_formed);
+    SC_ADD_TEST(s, test_lock_v5_kind_and_url_entries);
     SC_ADD_TEST(s, test_lock_refuses_aliases_duplicates_and_deep_nesting);
     SC_ADD_TEST(s, test_lock_packages_must_be_well_formed);
     SC_ADD_TEST(s, test_lock_environment_entries_must_name_packages);

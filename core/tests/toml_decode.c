@@ -44,6 +44,11 @@ static sc_json *convert(const sc_toml *v)
     case SC_TOML_ARRAY: {
         sc_json *j = v->type == SC_TOML_TABLE ? sc_json_new_object() : sc_json_new_array();
         for (const sc_toml *m = v->child; j != NULL && m != NULL; m = m->next) {
+            if (v->type == SC_TOML_TABLE && strlen(m->key) != m->key_length) {
+                fprintf(stderr, "toml_decode: a key holding U+0000 cannot be printed\n");
+                sc_json_free(j);
+                return NULL;
+            }
             sc_json *x = convert(m);
             int bad = x == NULL || (v->type == SC_TOML_TABLE ? sc_json_object_append(j, m->key, x)
                                                              : sc_json_array_append(j, x));

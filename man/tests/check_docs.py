@@ -13,10 +13,13 @@ those tables:
         completes every command word, every option, every choice, files for
         file arguments and directories for directory arguments, options
         given before the command, and nothing after "--";
-  zsh   the zsh completions parse (zsh -n) and name every command.
+  zsh   the zsh completions parse (zsh -n), name every command, autoload,
+        and complete a command word, an option's choices and a command's
+        second words in an interactive zsh (zpty).
 
 Exit 77 (skipped) when man, bash or zsh is missing."""
 import json
+import re
 import os
 import shlex
 import shutil
@@ -236,7 +239,43 @@ def check_zsh(d):
                        capture_output=True, text=True)
     check(r.returncode == 0 and "function" in r.stdout, "zsh does not autoload _scrollcase: %s %s"
           % (r.stdout, r.stderr))
-    print("zsh: %d failures" % len(failures))
+    # Driven as a user would: an interactive zsh in a pseudo-terminal (zpty),
+    # TAB after a command prefix, after an option with choices, after a
+    # command's first word.
+    cases = [("scrollcase ad", None), ("scrollcase build --channel ", None), ("scrollcase add ", None)]
+    want = []
+    c_build = [c for c in cmds["commands"] if c["words"] == ["build"]]
+    chan = [o for c in c_build for o in c["options"] if o["completion"] == "choice"]
+    adds = sorted(c["words"][1] for c in cmds["commands"] if c["words"][:1] == ["add"] and len(c["words"]) == 2)
+    want = [["scrollcase add "], chan[0]["choices"] if chan else [], adds]
+    if chan:
+        cases[1] = ("scrollcase build %s " % chan[0]["name"], None)
+    script = r"""
+zmodload zsh/zpty || exit 3
+zpty z zsh -f -i
+zpty -w z 'PS1=">"; fpath=(%s $fpath); autoload -Uz compinit; compinit -u -D; scrollcase() { :; }; print -r -- @@$((999+1))'
+zpty -r z out '*@@1000*'
+n=1000
+for line in "$@"; do
+    n=$((n + 1))
+    zpty -wn z "$line"$'\t'
+    sleep 0.5
+    zpty -w z $'\C-u'"print -r -- @@\$(($n-1+1))"
+    zpty -r z out "*@@$n*"
+    print -r -- "@@"
+    print -r -- "$out"
+done
+zpty -d z
+""" % shlex.quote(os.path.join(d, "zsh"))
+    r = subprocess.run(["zsh", "-f", "-c", script, "zsh"] + [c for c, _ in cases],
+                       capture_output=True, text=True, timeout=120)
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|[\r\x07]|.\x08", "", r.stdout)
+    outs = plain.split("@@\n")[1:]
+    check(len(outs) == len(cases), "zsh under zpty answered %d of %d cases: %s" % (len(outs), len(cases), r.stderr))
+    for (line, _), w, out in zip(cases, want, outs):
+        for x in w:
+            check(x in out, "zsh: %s<TAB> does not offer %r" % (line, x))
+    print("zsh: %d cases driven, %d failures" % (len(cases), len(failures)))
     return 1 if failures else 0
 
 

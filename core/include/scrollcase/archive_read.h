@@ -114,6 +114,14 @@ sc_code sc_zip_read(sc_zip *z, const sc_zip_entry *e, size_t max, char **bytes,
  */
 sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err);
 
+/*
+ * sc_zip_extract with the file data written by jobs threads (sc_jobs_resolve:
+ * 0 = every CPU of the affinity mask).  Names are created by the calling
+ * thread in central-directory order; the error reported is the one of the
+ * first failing entry in that order, whatever the count.
+ */
+sc_code sc_zip_extract_with(sc_zip *z, const char *dir, unsigned jobs, sc_error *err);
+
 void sc_zip_close(sc_zip *z);
 
 #ifdef __cplusplus

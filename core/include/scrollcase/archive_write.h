@@ -45,6 +45,9 @@ typedef enum sc_archive_compression {
 #define SC_ARCHIVE_DEFLATE_LEVEL 6
 /* Deflated output up to this size stays in memory; larger spools to a file. */
 #define SC_ARCHIVE_SPOOL_MEMORY ((size_t)8 * 1024 * 1024)
+/* The probe of a file to deflate (format-v3 15.1, Methods): its first bytes
+ * up to this many are deflated on their own; not smaller -> stored. */
+#define SC_ARCHIVE_PROBE_BYTES ((size_t)1024 * 1024)
 
 typedef struct sc_archive_entry {
     const char *path;   /* UTF-8 payload path; checked with sc_path_check (unsafe-path) */
@@ -54,7 +57,21 @@ typedef struct sc_archive_entry {
     size_t data_len;
     int executable;     /* external attributes 0100755 instead of 0100644 (files) */
     int stored;         /* method 0 whatever the compression (assets, uncompressedPaths) */
+    /* Optional, for a FILE with a source: its CRC-32 and size from an earlier
+     * read (the payload snapshot).  A stored entry is then read once, while
+     * it is copied, and a source whose bytes no longer give this CRC and size
+     * is SC_E_IO ("changed while being archived"). */
+    int crc_known;
+    uint32_t crc;
+    uint64_t size;
 } sc_archive_entry;
+
+typedef struct sc_archive_options {
+    /* Threads that read and compress entries (sc_jobs_resolve: 0 = every
+     * CPU of this process's affinity mask; 1 = the calling thread alone).
+     * The bytes written never depend on it. */
+    unsigned jobs;
+} sc_archive_options;
 
 typedef struct sc_archive_sink {
     sc_code (*write)(void *ctx, const void *buf, size_t len, sc_error *err);
@@ -74,6 +91,8 @@ sc_code sc_archive_check_entries(const sc_archive_entry *entries, size_t n,
  * Write the canonical archive of n entries to sink: sorted by path bytes;
  * refusals as sc_archive_check_entries (before any byte is written); deflate
  * (zlib, level 6, raw deflate) for files unless stored or SC_ARCHIVE_STORE;
+ * a file to deflate whose probe (its first SC_ARCHIVE_PROBE_BYTES) or whose
+ * whole deflated form is not smaller than its bytes is stored instead;
  * links stored, 0120777.  *written (may be NULL) = total bytes.  A source
  * that cannot be read, is not a regular file or changes while it is read is
  * SC_E_IO naming it.  Compression of upcoming entries runs on worker threads
@@ -82,6 +101,12 @@ sc_code sc_archive_check_entries(const sc_archive_entry *entries, size_t n,
 sc_code sc_archive_write(const sc_archive_entry *entries, size_t n,
                          sc_archive_compression compression, const sc_archive_sink *sink,
                          uint64_t *written, sc_error *err);
+
+/* sc_archive_write with options (NULL: the defaults, every CPU). */
+sc_code sc_archive_write_with(const sc_archive_entry *entries, size_t n,
+                              sc_archive_compression compression,
+                              const sc_archive_options *options, const sc_archive_sink *sink,
+                              uint64_t *written, sc_error *err);
 
 /*
  * The same into out_path via a temporary file in its directory + fsync +
@@ -92,6 +117,12 @@ sc_code sc_archive_write(const sc_archive_entry *entries, size_t n,
 sc_code sc_archive_write_file(const sc_archive_entry *entries, size_t n,
                               sc_archive_compression compression, const char *out_path,
                               uint64_t *size, char sha256_hex[65], sc_error *err);
+
+/* sc_archive_write_file with options (NULL: the defaults). */
+sc_code sc_archive_write_file_with(const sc_archive_entry *entries, size_t n,
+                                   sc_archive_compression compression,
+                                   const sc_archive_options *options, const char *out_path,
+                                   uint64_t *size, char sha256_hex[65], sc_error *err);
 
 #ifdef __cplusplus
 }

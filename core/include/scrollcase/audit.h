@@ -107,6 +107,26 @@ sc_code sc_audit_files(const sc_target *t, const char *pixi_toml_path,
 sc_code sc_audit_conda_meta(const char *root, const sc_target *t,
                             sc_audit_report *rep, sc_error *err);
 
+/* One record of <root>/conda-meta: the members the audits read. */
+typedef struct sc_conda_record {
+    char *file;    /* its file name, "<name>-<version>-<build>.json" */
+    char *name, *version, *build;
+    char *subdir;  /* NULL when absent */
+    char *sha256;  /* NULL when absent */
+    char *license; /* NULL when absent */
+} sc_conda_record;
+
+/*
+ * Read the records of <root>/conda-meta in byte order of their file names
+ * (the reader of sc_audit_conda_meta): no conda-meta directory → io-error
+ * with *missing set (missing may be NULL); a record that is not JSON →
+ * invalid-json; one without string name, version and build, or with a
+ * non-string subdir, sha256 or license → invalid-lock.
+ */
+sc_code sc_conda_meta_read(const char *root, sc_conda_record **out, size_t *count,
+                           int *missing, sc_error *err);
+void sc_conda_records_free(sc_conda_record *r, size_t count);
+
 /* Sort the findings (code, package, evidence); done by the audits above. */
 void sc_audit_report_sort(sc_audit_report *rep);
 

@@ -65,6 +65,7 @@ typedef struct sc_build_options {
     sc_build_progress_fn progress; /* may be NULL */
     void *progress_ctx;
     char *const *host_env;         /* NULL: environ (PATH for git, self-test base) */
+    unsigned jobs;                 /* hashing and compression threads; 0: every CPU */
     /* bytes and files done of the total while assets download (may be NULL) */
     sc_progress_fn transfer;
     void *transfer_ctx;

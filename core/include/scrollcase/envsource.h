@@ -16,6 +16,7 @@
 #ifndef SCROLLCASE_ENVSOURCE_H
 #define SCROLLCASE_ENVSOURCE_H
 #include "scrollcase/error.h"
+#include "scrollcase/payload.h"
 #include "scrollcase/target.h"
 
 #ifdef __cplusplus
@@ -41,6 +42,16 @@ extern "C" {
  */
 sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
                                  const sc_target *t, char prefix_digest[65], sc_error *err);
+
+/*
+ * sc_envsource_copy_prefix keeping the copied tree's list (hashed, with
+ * CRC-32s and stamps; paths relative to venv_dir) in *list when list is not
+ * NULL (free it with sc_payload_list_free; empty on failure): the build's
+ * payload snapshot reuses its digests instead of reading the files again.
+ */
+sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_dir,
+                                      const sc_target *t, char prefix_digest[65],
+                                      sc_payload_list *list, sc_error *err);
 
 /*
  * Settle every symbolic link under venv_dir (walked in byte order):

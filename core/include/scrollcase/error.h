@@ -124,6 +124,7 @@ extern "C" {
     X(SC_E_RELOCATION_FAILED, "relocation-failed")                           \
     X(SC_E_SCROLL_EXISTS, "scroll-exists")                                   \
     /* issue 11: real pixi projects (appended below this line) */       \
+    X(SC_E_LOCK_PAYLOAD_MISMATCH, "lock-payload-mismatch")                   \
     /* end of issue 11 */                                               \
     /* issue 12: installing and linking (appended below this line) */   \
     /* end of issue 12 */                                               \

@@ -114,6 +114,28 @@ sc_code sc_gate_payload_unchanged_list(const char *payload_root, const sc_payloa
                                        sc_error *err);
 
 /*
+ * sc_gate_payload_snapshot on jobs hashing threads (0: every CPU), with the
+ * CRC-32 of every file as well (SC_PAYLOAD_CRC) for the archive writer.
+ * env (may be NULL): the list the environment was hashed into when it was
+ * copied to payload_root/env_under; its unchanged files are not read again
+ * (sc_payload_options.reuse_sub).
+ */
+sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
+                                      const sc_payload_list *env, const char *env_under,
+                                      sc_payload_list *before, char before_hex[65],
+                                      sc_error *err);
+
+/*
+ * sc_gate_payload_unchanged_list keeping the list collected after the gates
+ * in *after (free it with sc_payload_list_free; empty on failure).  A file
+ * whose identity, size, mode and times show no change since the snapshot
+ * hashed it (sc_payload_options.reuse) keeps its digest unread, so an
+ * untouched payload costs a walk, not a second read.
+ */
+sc_code sc_gate_payload_recheck(const char *payload_root, const sc_payload_list *before,
+                                unsigned jobs, sc_payload_list *after, sc_error *err);
+
+/*
  * The same check given only the digest taken before the gates.  When the
  * digest differs the first differing path is named if the payload root holds
  * a payload-digest.v1 whose stream has that digest (the builder's list);

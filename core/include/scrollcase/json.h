@@ -157,6 +157,15 @@ sc_code sc_json_write_compact(const sc_json *v, char **out, size_t *len,
 size_t sc_json_format_number(double value, char *buf, size_t size);
 
 /*
+ * A read value as messages show it (buf at least 40 bytes): a number as
+ * sc_json_format_number writes it, with ".0" added when it was read with a
+ * fraction or an exponent but formats as an integer ("3.0" for 3.0 and 3e0,
+ * so a message can say why it is not the integer 3); any other value as
+ * "of type <type>".
+ */
+void sc_json_describe_value(const sc_json *v, char *buf, size_t size);
+
+/*
  * Write sc_json_write(v) to path atomically (sc_file_write_atomic): nothing
  * is left behind on failure.
  */

@@ -40,6 +40,20 @@ typedef struct sc_payload_entry {
     uint64_t size;     /* lstat size: file bytes; link: length of the target */
     unsigned mode;     /* lstat st_mode & 07777 (0 for parsed lists) */
     char *link_target; /* owned, links only (collected lists); else NULL */
+    /* Collected files only.  crc32: zlib's CRC-32 of the bytes, with
+     * SC_PAYLOAD_CRC (has_crc 1).  The stamp: what fstat said right before
+     * the bytes were hashed, and when (CLOCK_REALTIME) that was; a later
+     * collection given this list as its reuse list takes sha256 and crc32
+     * from here instead of reading the file again when nothing in the stamp
+     * changed and the file's times lie clearly before the hashing. */
+    uint32_t crc32;
+    int has_crc;
+    struct {
+        int valid;
+        uint64_t dev, ino, size;
+        int64_t mtime_ns, ctime_ns, hashed_at_ns;
+        unsigned mode;
+    } stamp;
 } sc_payload_entry;
 
 typedef struct sc_payload_list {
@@ -48,6 +62,26 @@ typedef struct sc_payload_list {
 } sc_payload_list;
 
 #define SC_PAYLOAD_HASH 1u /* read and hash every file (and link target) */
+#define SC_PAYLOAD_CRC 2u  /* with SC_PAYLOAD_HASH: the CRC-32 of every file as well */
+
+/* Options of sc_payload_collect_with. */
+typedef struct sc_payload_options {
+    unsigned jobs; /* hashing threads (sc_jobs_resolve: 0 = every CPU of the affinity mask) */
+    /* An earlier collection of the same root (or NULL).  A file whose device,
+     * inode, size, mode, mtime and ctime equal its record there, and whose
+     * mtime and ctime lie more than SC_PAYLOAD_RACY_NS before that record was
+     * hashed, keeps the record's sha256 (and crc32) unread.  The kernel sets
+     * ctime on every write, truncation, rename or chmod and no call sets it
+     * back, so such a file has not changed since (a file changed within the
+     * clock's granularity of its hashing is read again). */
+    const sc_payload_list *reuse;
+    /* A second reuse list, collected from root/reuse_under (its paths
+     * relative to there), for the entries below that directory: the
+     * environment the builder hashed when it copied it in. */
+    const sc_payload_list *reuse_sub;
+    const char *reuse_under;
+} sc_payload_options;
+#define SC_PAYLOAD_RACY_NS ((int64_t)50 * 1000 * 1000)
 
 /*
  * Walk root (a real directory; lstat semantics, links never followed): skip
@@ -65,6 +99,10 @@ typedef struct sc_payload_list {
  */
 sc_code sc_payload_collect(const char *root, unsigned flags, sc_payload_list *out,
                            sc_error *err);
+
+/* sc_payload_collect with options (NULL: every CPU, no reuse). */
+sc_code sc_payload_collect_with(const char *root, unsigned flags, const sc_payload_options *o,
+                                sc_payload_list *out, sc_error *err);
 
 /*
  * The canonical stream of a list (sorts a private copy of the order; refuses
@@ -101,6 +139,10 @@ sc_code sc_payload_parse(const char *bytes, size_t len, sc_payload_list *out, sc
  */
 sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
                                size_t *entry_count, sc_error *err);
+
+/* sc_payload_verify_tree on jobs threads (sc_jobs_resolve: 0 = every CPU). */
+sc_code sc_payload_verify_tree_with(const char *root, const char *expected_sha256,
+                                    unsigned jobs, size_t *entry_count, sc_error *err);
 
 /* Logical size: sum of entry sizes; more than 2^53-1 -> SC_E_EXTRACTION_LIMIT. */
 sc_code sc_payload_measure(const sc_payload_list *list, uint64_t *size, sc_error *err);

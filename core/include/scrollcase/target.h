@@ -90,6 +90,10 @@ const char *sc_target_self_test_assertion(const sc_target *t);
 const sc_env_pair *sc_target_validation_environment(const sc_target *t,
                                                     size_t *count);
 
+/* 1 when the platform defines a validation environment for accelerator a
+ * (4.3): cpu everywhere, metal on macOS, cuda on Linux and Windows. */
+int sc_platform_validates_accelerator(sc_platform p, sc_accel a);
+
 /* Host variables that change what a box executes; NULL-terminated. */
 const char *const *sc_target_execution_affecting_variables(const sc_target *t);
 

@@ -87,6 +87,26 @@ check add-kind 2 "$sc" add thing demo x
 check add-no-value 2 "$sc" add env demo
 check remove-dep 0 "$sc" remove dep demo numpy
 expect_not_in remove-dep-gone "$P" "numpy"
+# TOML 1.0 beyond one-line pairs (a multi-line task holding "[dependencies]",
+# an array of tables): add and remove edit [dependencies] in place, and the
+# rest of the file comes back byte for byte
+cat >>"$P" <<'TOML'
+
+[tasks]
+serve = """
+python -m app \
+  --port 8000
+[dependencies]
+"""
+[[tool.matrix]]
+python = "3.12"
+TOML
+cp "$P" "$tmp/pixi.before"
+check add-dep-full-toml 0 "$sc" add dep demo zlib --version 1.3
+expect_in add-dep-full-toml-line "$P" 'zlib = "1.3"'
+expect add-dep-full-toml-place [ "$(grep -n 'zlib = ' "$P" | cut -d: -f1)" -lt "$(grep -n '^\[tasks\]' "$P" | cut -d: -f1)" ]
+check remove-dep-full-toml 0 "$sc" remove dep demo zlib
+expect remove-dep-full-toml-bytes cmp -s "$P" "$tmp/pixi.before"
 check remove-env 0 "$sc" remove env demo HF_HUB_OFFLINE
 expect_not_in remove-env-gone "$S" "environment"
 check remove-import 0 "$sc" remove import demo email.mime

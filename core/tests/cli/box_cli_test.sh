@@ -12,6 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # check, expect, expect_in, expect_not_in
+use_tmp_root # every check: nothing left in $tmproot
 
 for cmd in verify prepare attach run; do
     check "help-$cmd" 0 "$sc" "$cmd" --help
@@ -95,7 +96,7 @@ expect_in verify-default-archive-code "$tmp/err" "error[archive-not-found]"
 cp "$zip" "$tmp/rel/cli-box.zip"
 check verify-default-archive 0 "$sc" verify "$rel" --trust "$trust"
 check verify-self-test 0 "$sc" verify "$rel" --trust "$trust" --archive "$zip" --self-test \
-    --temporary-directory "$tmp"
+    --temporary-directory "$tmproot"
 expect_in verify-self-test-line "$tmp/out" "self-test passed"
 printf 'x' >>"$tmp/rel/cli-box.zip"
 check verify-size 1 "$sc" verify "$rel" --trust "$trust"
@@ -127,9 +128,9 @@ expect prepare-no-stage test -z "$(ls -A "$tmp/boxes" | grep scrollcase-prepare)
 
 # ---- verify --audit ----------------------------------------------------------
 check verify-audit 0 "$sc" verify "$rel" --trust "$trust" --archive "$zip" --audit \
-    --temporary-directory "$tmp" --json
+    --temporary-directory "$tmproot" --json
 expect_in verify-audit-json "$tmp/out" '"errors": 0'
-expect verify-audit-cleaned test -z "$(ls -A "$tmp" | grep scrollcase-audit)"
+expect verify-audit-cleaned test -z "$(ls -A "$tmproot")"
 
 # ---- verify --extracted, attach ----------------------------------------------
 check verify-extracted 0 "$sc" verify "$rel" --trust "$trust" --extracted "$tmp/boxes/one"

@@ -109,6 +109,13 @@ check rebuild 0 env TZ=Pacific/Kiritimati LC_ALL=C.UTF-8 bash -c 'umask 077; exe
     "$sc" build hello-box --target linux-x86_64-cpu --environment-prefix "$prefix"
 expect rebuild-same-archive test "$(sha256sum "$zip" | cut -d' ' -f1)" = "$first_zip"
 expect rebuild-same-release test -f "$dist/boxes/hello-box/1.0.0/linux-x86_64-cpu/$first_rel"
+# ---- worker threads: the same bytes with 1 and 7 ----------------------------------
+check jobs-1 0 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" --jobs 1
+expect jobs-1-same-archive test "$(sha256sum "$zip" | cut -d' ' -f1)" = "$first_zip"
+check jobs-7 0 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" --jobs 7
+expect jobs-7-same-archive test "$(sha256sum "$zip" | cut -d' ' -f1)" = "$first_zip"
+check jobs-zero 2 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" --jobs 0
+expect_in jobs-zero-message "$tmp/err" "--jobs takes a whole number"
 
 # ---- dirty trees ---------------------------------------------------------------------
 echo scratch >"$ws/untracked.txt"

@@ -146,6 +146,7 @@ expect archive-contents test "$rc" -eq 0
 ((rc == 0)) || sed 's/^/  | /' "$tmp/archive.check"
 
 # ---- verify ----------------------------------------------------------------
+use_tmp_root # from here every check: nothing left in $tmproot (self-test, temporary run)
 check verify 0 "$sc" verify "$release" --trust "$trust"
 expect_in verify-line "$tmp/out" "ok hello-box 1.0.0 linux-x86_64-cpu"
 check verify-archive 0 "$sc" verify "$release" --trust "$trust" --archive "$archive"

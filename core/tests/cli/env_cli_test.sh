@@ -57,6 +57,18 @@ check doctor-json 1 "$sc" doctor --pixi "$pixi" --conda-pack "$tmp/nothing" --js
 expect_in doctor-json-ok "$tmp/out" '"ok": false'
 expect_in doctor-json-failed "$tmp/out" '"status": "failed"'
 check doctor-unknown-target 2 "$sc" doctor "${tools[@]}" --target linux-x86_64-nothing
+# A prefix build needs no conda-pack: missing, it is a warning unless the
+# lock's tools were asked for (--pixi-version, --pixi or --conda-pack).
+mkdir -p "$tmp/gitonly"
+ln -sf "$(command -v git)" "$tmp/gitonly/git"
+check doctor-conda-pack-not-needed 0 env PATH="$tmp/gitonly" SCROLLCASE_CONDA_PACK= "$sc" doctor
+expect_in doctor-conda-pack-warning "$tmp/out" "⚠ conda-pack"
+expect_in doctor-conda-pack-prefix-remedy "$tmp/out" "a build from a prefix does not use it"
+expect_not_in doctor-no-install-toolchain "$tmp/out" "install-toolchain"
+check doctor-conda-pack-asked 1 env PATH="$tmp/gitonly" SCROLLCASE_CONDA_PACK= "$sc" doctor \
+    --pixi-version 0.40.0 --pixi "$pixi"
+expect_in doctor-conda-pack-asked-fails "$tmp/out" "✗ conda-pack"
+expect_not_in doctor-pixi-remedy-exists "$tmp/out" "install-toolchain"
 
 # --- doctor on CUDA: run and compile told apart -------------------------------
 # PATH holds git and nothing else (this host's own nvcc or nvidia-smi must not count)

@@ -14,10 +14,11 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # check, expect, expect_in, expect_not_in
+use_tmp_root # every check: nothing left in $tmproot
 
 T() { timeout 120 "$@"; } # a hang becomes exit 124, never a stuck test
 
-mkdir -p "$tmp/rel" "$tmp/kinds" "$tmp/runs"
+mkdir -p "$tmp/rel" "$tmp/kinds" "$tmproot"
 /usr/bin/python3 "$src/core/tests/cli/cli_box.py" "$src/fixtures" "$tmp" || exit 1
 check keygen 0 "$sc" --keys-dir "$tmp/keys" keygen
 check sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/release.json" --out "$tmp/rel/release.signed.json"
@@ -45,7 +46,7 @@ for kind in "${kinds[@]}"; do
     expect_in "prepare-archive-$n-code" "$tmp/err" "error[archive-not-found]"
     expect "prepare-archive-$n-nothing" test ! -e "$tmp/dest-$n"
     check "run-archive-$n" 1 T "$sc" run "$rel" --trust "$trust" --archive "$p" \
-        --temporary-directory "$tmp/runs"
+        --temporary-directory "$tmproot"
     expect_in "run-archive-$n-code" "$tmp/err" "error[archive-not-found]"
     # the release and the revocations document: io-error; the trust file (8.3,
     # 16.1 step 1): invalid-trust-file
@@ -89,10 +90,36 @@ check sign-private-key-fifo 1 T "$sc" --keys-dir "$tmp/fifokeys" sign "$tmp/rele
     --out "$tmp/signed-fifo.json"
 expect "sign-private-key-fifo-nothing" test ! -e "$tmp/signed-fifo.json"
 
+# ---- paths that are not UTF-8, with --json (docs/cli.md "Paths in JSON output") ----------
+# refused up front with unsafe-path: nothing installed, exit 1, one JSON document
+# that parses; never invalid-json (which is for input), never exit 0 after an error.
+bad=$tmp/$'d\xff'
+json_ok() { /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d["ok"] is False and d["error"]["code"] == sys.argv[2] else 1)' "$tmp/out" "$1"; }
+check json-prepare-non-utf8 1 T "$sc" prepare "$rel" "$bad" --trust "$trust" --archive "$zip" --json
+expect_in json-prepare-non-utf8-code "$tmp/err" "error[unsafe-path]"
+expect json-prepare-non-utf8-document json_ok unsafe-path
+expect json-prepare-non-utf8-nothing test ! -e "$bad"
+check prepare-non-utf8-plain 0 T "$sc" prepare "$rel" "$bad" --trust "$trust" --archive "$zip"
+check json-attach-non-utf8 1 T "$sc" attach "$rel" "$bad" --trust "$trust" --json
+expect_in json-attach-non-utf8-code "$tmp/err" "error[unsafe-path]"
+expect json-attach-non-utf8-document json_ok unsafe-path
+check attach-non-utf8-plain 0 T "$sc" attach "$rel" "$bad" --trust "$trust"
+badzip=$tmp/$'z\xfe'.zip
+cp "$zip" "$badzip"
+check json-verify-non-utf8-archive 1 T "$sc" verify "$rel" --trust "$trust" --archive "$badzip" --json
+expect_in json-verify-non-utf8-archive-code "$tmp/err" "error[unsafe-path]"
+expect_not_in json-verify-non-utf8-not-invalid-json "$tmp/err" "invalid-json"
+expect json-verify-non-utf8-document json_ok unsafe-path
+check verify-non-utf8-archive-plain 0 T "$sc" verify "$rel" --trust "$trust" --archive "$badzip"
+# a failure naming a non-UTF-8 path still writes its JSON document (the path quoted)
+check json-verify-non-utf8-missing 1 T "$sc" verify "$bad/nothing.json" --trust "$trust" --json
+expect json-verify-non-utf8-missing-document json_ok unsafe-path
+rm -rf "$bad"
+
 # ---- a 10,000-deep valid tree (issue 14) ---------------------------------------------------
 # Extracted, walked (post-walk, logical size), verified and removed at any
 # depth and path length, with one descriptor per level nowhere: `ulimit -n 64`.
-mkdir -p "$tmp/deep/rel" "$tmp/deep/tr"
+mkdir -p "$tmp/deep/rel" "$tmp/deep/dest"
 /usr/bin/python3 "$src/core/tests/cli/cli_box.py" "$src/fixtures" "$tmp/deep" 10000 || exit 1
 /usr/bin/python3 - "$tmp/deep/release.json" "$tmp/deep/release-bad-size.json" <<'PY'
 import json, sys
@@ -106,16 +133,16 @@ check deep-sign-bad 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/deep/release-bad-s
 deep=$tmp/deep/cli-box.zip
 check deep-verify 0 T "$sc" verify "$tmp/deep/rel/r.json" --trust "$trust" --archive "$deep"
 check deep-prepare-64-fds 0 T bash -c 'ulimit -n 64 && exec "$@"' _ "$sc" prepare \
-    "$tmp/deep/rel/r.json" "$tmp/deep/tr/box" --trust "$trust" --archive "$deep"
-expect deep-prepared-leaf test -n "$(cd "$tmp/deep/tr/box" && find . -name leaf.txt)"
+    "$tmp/deep/rel/r.json" "$tmp/deep/dest/box" --trust "$trust" --archive "$deep"
+expect deep-prepared-leaf test -n "$(cd "$tmp/deep/dest/box" && find . -name leaf.txt)"
 check deep-verify-extracted 0 T bash -c 'ulimit -n 64 && exec "$@"' _ "$sc" verify \
-    "$tmp/deep/rel/r.json" --trust "$trust" --extracted "$tmp/deep/tr/box"
-rm -rf "$tmp/deep/tr/box"
+    "$tmp/deep/rel/r.json" --trust "$trust" --extracted "$tmp/deep/dest/box"
+rm -rf "$tmp/deep/dest/box"
 # a failed prepare of the deep tree leaves neither destination nor stage
-check deep-prepare-size 1 T "$sc" prepare "$tmp/deep/rel/bad.json" "$tmp/deep/tr/bad" \
+check deep-prepare-size 1 T "$sc" prepare "$tmp/deep/rel/bad.json" "$tmp/deep/dest/bad" \
     --trust "$trust" --archive "$deep"
 expect_in deep-prepare-size-code "$tmp/err" "error[installed-size-mismatch]"
-expect deep-prepare-size-nothing-left test -z "$(ls -A "$tmp/deep/tr")"
+expect deep-prepare-size-nothing-left test -z "$(ls -A "$tmp/deep/dest")"
 # The rest with a 1,000-deep box (past the old 200-level limit, and quicker).
 mkdir -p "$tmp/mid/rel"
 /usr/bin/python3 "$src/core/tests/cli/cli_box.py" "$src/fixtures" "$tmp/mid" 1000 || exit 1
@@ -131,30 +158,30 @@ check mid-sign-bad 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/mid/release-bad-siz
 deep=$tmp/mid/cli-box.zip
 # a stale stage of a dead process, 1,000 deep, is swept by the next prepare (16.2 step 4)
 dead=$(bash -c 'echo $$')
-stale="$tmp/deep/tr/.scrollcase-prepare-box-$dead-abcdef"
+stale="$tmp/deep/dest/.scrollcase-prepare-box-$dead-abcdef"
 mkdir -p "$stale"
 (cd "$stale" && /usr/bin/python3 -c '
 import os
 for _ in range(1000):
     os.mkdir("d"); os.chdir("d")
 open("f", "w").close()')
-check deep-prepare-sweeps 0 T "$sc" prepare "$tmp/mid/rel/r.json" "$tmp/deep/tr/box" \
+check deep-prepare-sweeps 0 T "$sc" prepare "$tmp/mid/rel/r.json" "$tmp/deep/dest/box" \
     --trust "$trust" --archive "$deep"
 expect deep-stale-stage-swept test ! -e "$stale"
-rm -rf "$tmp/deep/tr/box"
+rm -rf "$tmp/deep/dest/box"
 # verify --self-test and a temporary run, 1,000 deep: nothing left, success or failure
 check deep-self-test 0 T "$sc" verify "$tmp/mid/rel/r.json" --trust "$trust" --archive "$deep" \
-    --self-test --temporary-directory "$tmp/deep/tr"
-expect deep-self-test-cleaned test -z "$(ls -A "$tmp/deep/tr")"
+    --self-test --temporary-directory "$tmproot"
+expect deep-self-test-cleaned test -z "$(ls -A "$tmproot")"
 check deep-self-test-fails 1 T "$sc" verify "$tmp/mid/rel/bad.json" --trust "$trust" \
-    --archive "$deep" --self-test --temporary-directory "$tmp/deep/tr"
-expect deep-self-test-fails-cleaned test -z "$(ls -A "$tmp/deep/tr")"
+    --archive "$deep" --self-test --temporary-directory "$tmproot"
+expect deep-self-test-fails-cleaned test -z "$(ls -A "$tmproot")"
 check deep-run-temporary 5 T "$sc" run "$tmp/mid/rel/r.json" --trust "$trust" --archive "$deep" \
-    --temporary-directory "$tmp/deep/tr" -- x
-expect deep-run-cleaned test -z "$(ls -A "$tmp/deep/tr")"
+    --temporary-directory "$tmproot" -- x
+expect deep-run-cleaned test -z "$(ls -A "$tmproot")"
 check deep-run-fails 1 T "$sc" run "$tmp/mid/rel/bad.json" --trust "$trust" --archive "$deep" \
-    --temporary-directory "$tmp/deep/tr" -- x
-expect deep-run-fails-cleaned test -z "$(ls -A "$tmp/deep/tr")"
+    --temporary-directory "$tmproot" -- x
+expect deep-run-fails-cleaned test -z "$(ls -A "$tmproot")"
 
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]

@@ -207,20 +207,25 @@ def scenario(tmp):
     J("missing", "scroll check", 1, "nobox", code="scroll-not-found")
     J("dry-run", "migrate", 0, "hello-box", "--dry-run")
     J("missing", "migrate", 1, "nobox", code="scroll-not-found")
-    J("lock", "lock", 0, "hello-box/linux-x86_64-cpu", "--pixi", pixi)
-    J("no-pixi", "lock", 1, "hello-box/linux-x86_64-cpu", "--pixi", nothing, code="tool-missing")
-    lock = os.path.join(ws, "scrolls", "hello-box", "linux-x86_64-cpu", "pixi.lock")
+    # locking and licences on a box of their own (hello-box is built from a prefix)
+    r = subprocess.run([sc, "new", "scroll", "--box-id", "lic-box", "--target", "linux-x86_64-cpu",
+                        "--source-revision", "t", "--pixi-version", "0.40.0", *w],
+                       capture_output=True, text=True, env=env, cwd=ws)
+    note("lic-box", r.returncode == 0, r.stderr)
+    J("lock", "lock", 0, "lic-box/linux-x86_64-cpu", "--pixi", pixi)
+    J("no-pixi", "lock", 1, "lic-box/linux-x86_64-cpu", "--pixi", nothing, code="tool-missing")
+    lock = os.path.join(ws, "scrolls", "lic-box", "linux-x86_64-cpu", "pixi.lock")
     with open(lock, "w") as f:
         f.write(LOCK % "Zlib")
-    J("unreviewed", "audit", 0, "hello-box/linux-x86_64-cpu")
-    J("write", "audit", 0, "hello-box/linux-x86_64-cpu", "--write")
+    J("unreviewed", "audit", 0, "lic-box/linux-x86_64-cpu")
+    J("write", "audit", 0, "lic-box/linux-x86_64-cpu", "--write")
     with open(lock, "w") as f:
         f.write(LOCK % "MIT")
-    doc = J("changed", "audit", 1, "hello-box/linux-x86_64-cpu", code="license-audit-mismatch")
+    doc = J("changed", "audit", 1, "lic-box/linux-x86_64-cpu", code="license-audit-mismatch")
     note("audit inventory beside the error", bool(doc and doc.get("inventory")))
     with open(lock, "w") as f:
         f.write(LOCK % "Zlib")
-    J("cpu", "audit cuda", 0, "hello-box/linux-x86_64-cpu")
+    J("cpu", "audit cuda", 0, "lic-box/linux-x86_64-cpu")
     golden = os.path.join(src, "golden", "audit")
     cuda = os.path.join(ws, "scrolls", "demo", "linux-x86_64-cuda12.4")
     os.makedirs(cuda)
@@ -254,7 +259,7 @@ def scenario(tmp):
     trust = os.path.join(ws, ".scrollcase", "keys", "signing-public.json")
 
     # documents
-    manifest = os.path.join(ws, "scrolls", "hello-box", "linux-x86_64-cpu",
+    manifest = os.path.join(ws, "scrolls", "lic-box", "linux-x86_64-cpu",
                             "conda-licenses.json")
     J("release", "verify-document", 0, rel, "--trust", trust, "--expect", "release")
     J("wrong-type", "verify-document", 1, chan, "--trust", trust, "--expect", "release",

@@ -3,6 +3,15 @@
 # run).  The script sets $tmp (a scratch directory) and passed=0 failed=0,
 # and prints "$passed passed, $failed failed" at the end.
 
+# Consumer scripts call use_tmp_root once: TMPDIR becomes $tmp/tmproot (pass
+# it as --temporary-directory too), and from then on every check also
+# asserts that the command left nothing in it, on success and on failure.
+use_tmp_root() {
+    tmproot=$tmp/tmproot
+    mkdir -p "$tmproot"
+    export TMPDIR=$tmproot
+}
+
 check() { # NAME EXPECTED_STATUS COMMAND...: run it, stdout/stderr to $tmp/out, $tmp/err
     local name=$1 want=$2
     shift 2
@@ -14,6 +23,12 @@ check() { # NAME EXPECTED_STATUS COMMAND...: run it, stdout/stderr to $tmp/out, 
         failed=$((failed + 1))
         echo "FAIL $name: exit $got, expected $want"
         sed 's/^/  | /' "$tmp/out" "$tmp/err"
+    fi
+    if [[ -n ${tmproot:-} && -n $(ls -A "$tmproot" 2>/dev/null) ]]; then
+        failed=$((failed + 1))
+        echo "FAIL $name: left behind in the temporary root: $(ls -A "$tmproot" | head -n 3)"
+        chmod -R u+w "$tmproot" 2>/dev/null
+        rm -rf "${tmproot:?}"/* "$tmproot"/.[!.]* 2>/dev/null
     fi
 }
 

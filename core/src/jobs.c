@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * jobs.c — the worker count of parallel steps (jobs.h): the CPUs of this
+ * process's affinity mask, not of the machine.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "scrollcase/jobs.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+unsigned sc_jobs_available(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    long n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n <= 0)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n <= 0)
+        n = 1;
+    return n > (long)SC_JOBS_MAX ? SC_JOBS_MAX : (unsigned)n;
+}
+
+unsigned sc_jobs_resolve(unsigned requested)
+{
+    if (requested == 0)
+        return sc_jobs_available();
+    return requested > SC_JOBS_MAX ? SC_JOBS_MAX : requested;
+}
