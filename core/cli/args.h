@@ -64,6 +64,7 @@ typedef enum sc_cli_opt {
     OPT_TIMEOUT,
     OPT_COMPRESSION,
     OPT_JOBS,
+    OPT_OFFLINE,
     OPT_PREPARED,
     /* parity and hosts (17-18) */
     OPT_ABSOLUTE,
@@ -113,7 +114,6 @@ typedef enum sc_cli_opt {
     /* progress */
     OPT_QUIET,
     OPT_PROGRESS_FD,
-    OPT_OFFLINE,
     OPT_COUNT /* also: the end of a command's option list */
 } sc_cli_opt;
 

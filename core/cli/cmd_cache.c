@@ -1,123 +1,91 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cmd_cache.c — scrollcase cache ls and cache gc: printing only; the asset
- * cache is libscrollcase's (cache.h).
+ * cmd_cache.c — scrollcase cache ls and scrollcase cache gc: the asset
+ * cache (asset_cache.h).  Argument parsing and printing only.
  */
 #include "commands.h"
 
 #include "args.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "scrollcase/cache.h"
-#include "scrollcase/progress.h"
+#include "scrollcase/asset_cache.h"
+#include "scrollcase/error.h"
+#include "scrollcase/json.h"
 
-static int cache_dir(char **dir)
+static unsigned long long u64(const sc_json *o, const char *k)
 {
+    uint64_t v = 0;
+    return sc_json_uint53(sc_json_get(o, k), &v) ? (unsigned long long)v : 0ull;
+}
+
+/* The body of cmd: the cache directory, then fn over it. */
+static int run_cache(sc_cli_args *a, sc_code (*fn)(const char *, sc_json **, sc_error *),
+                     sc_json **out)
+{
+    (void)a;
     sc_error err;
-    if (sc_cache_dir(dir, &err) != SC_OK)
+    char *dir = NULL;
+    if (sc_asset_cache_dir(&dir, &err) != SC_OK)
         return sc_cli_report(&err);
-    if (*dir == NULL) {
-        sc_error_set(&err, SC_E_USAGE, NULL,
-                     "no asset cache: neither SCROLLCASE_CACHE nor HOME is set");
+    sc_code c = fn(dir, out, &err);
+    free(dir);
+    if (c != SC_OK)
         return sc_cli_report(&err);
-    }
     return 0;
 }
 
 static int cmd_cache_ls(sc_cli_args *a)
 {
-    (void)a;
-    char *dir = NULL;
-    int rc = cache_dir(&dir);
+    sc_json *o = NULL;
+    int rc = run_cache(a, sc_asset_cache_list, &o);
     if (rc != 0)
         return rc;
-    sc_cache_entry *e = NULL;
-    size_t n = 0;
-    sc_error err;
-    if (sc_cache_list(dir, &e, &n, &err) != SC_OK) {
-        free(dir);
-        return sc_cli_report(&err);
-    }
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += e[i].size;
-    if (sc_cli_json()) {
-        sc_json *o = sc_json_new_object(), *list = sc_json_new_array();
-        int bad = o == NULL || list == NULL;
-        for (size_t i = 0; !bad && i < n; i++) {
-            sc_json *x = sc_json_new_object();
-            bad |= x == NULL || sc_json_object_append(x, "name", sc_json_new_string(e[i].name)) ||
-                   sc_json_object_append(x, "sizeBytes", sc_json_new_number((double)e[i].size)) ||
-                   sc_json_object_append(x, "partial", sc_json_new_bool(e[i].partial)) ||
-                   sc_json_array_append(list, x);
-        }
-        bad |= o == NULL || sc_json_object_append(o, "cacheDir", sc_json_new_string(dir)) ||
-               sc_json_object_append(o, "entries", list) ||
-               sc_json_object_append(o, "totalSizeBytes", sc_json_new_number((double)total));
-        if (bad) {
-            sc_json_free(o);
-            o = NULL;
-        }
-        rc = sc_cli_print_json(o);
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            char size[64];
-            sc_progress_human_size(e[i].size, size, sizeof size);
-            printf("%s  %s%s\n", e[i].name, size, e[i].partial ? " (partial: resumed by the next build)" : "");
-        }
-        char t[64];
-        sc_progress_human_size(total, t, sizeof t);
-        printf("%zu entr%s, %s in %s\n", n, n == 1 ? "y" : "ies", t, dir);
-    }
-    free(e);
-    free(dir);
-    return rc;
+    if (sc_cli_json())
+        return sc_cli_print_json(o);
+    const sc_json *entries = sc_json_get(o, "entries");
+    printf("asset cache %s: %zu file(s), %llu bytes\n", sc_json_cstr(sc_json_get(o, "directory")),
+           entries->length, u64(o, "totalBytes"));
+    for (const sc_json *e = entries->child; e != NULL; e = e->next)
+        printf("  %s %12llu%s\n", sc_json_cstr(sc_json_get(e, "sha256")), u64(e, "sizeBytes"),
+               sc_json_get(e, "partial")->boolean ? "  (partial download)" : "");
+    sc_json_free(o);
+    return fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
 }
 
 static int cmd_cache_gc(sc_cli_args *a)
 {
-    (void)a;
-    char *dir = NULL;
-    int rc = cache_dir(&dir);
+    sc_json *o = NULL;
+    int rc = run_cache(a, sc_asset_cache_gc, &o);
     if (rc != 0)
         return rc;
-    size_t removed = 0;
-    uint64_t freed = 0;
-    sc_error err;
-    if (sc_cache_gc(dir, &removed, &freed, &err) != SC_OK) {
-        free(dir);
-        return sc_cli_report(&err);
-    }
-    if (sc_cli_json()) {
-        sc_json *o = sc_json_new_object();
-        if (o != NULL && (sc_json_object_append(o, "cacheDir", sc_json_new_string(dir)) ||
-                          sc_json_object_append(o, "removed", sc_json_new_number((double)removed)) ||
-                          sc_json_object_append(o, "freedBytes", sc_json_new_number((double)freed)))) {
-            sc_json_free(o);
-            o = NULL;
-        }
-        rc = sc_cli_print_json(o);
-    } else {
-        char f[64];
-        sc_progress_human_size(freed, f, sizeof f);
-        printf("removed %zu file(s), %s, from %s\n", removed, f, dir);
-    }
-    free(dir);
-    return rc;
+    if (sc_cli_json())
+        return sc_cli_print_json(o);
+    const sc_json *removed = sc_json_get(o, "removed");
+    for (const sc_json *e = removed->child; e != NULL; e = e->next)
+        printf("removed %s (%s, %llu bytes)\n", sc_json_cstr(sc_json_get(e, "name")),
+               sc_json_cstr(sc_json_get(e, "reason")), u64(e, "sizeBytes"));
+    printf("asset cache %s: %zu removed, %llu bytes freed, %llu kept\n",
+           sc_json_cstr(sc_json_get(o, "directory")), removed->length, u64(o, "freedBytes"),
+           u64(o, "kept"));
+    sc_json_free(o);
+    return fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
 }
 
 const sc_cli_command sc_cli_cache_commands[] = {
-    {"cache ls", "publisher", "the assets in the asset cache",
+    {"cache ls", "publisher", "list the asset cache",
      "Lists the asset cache ($SCROLLCASE_CACHE, else ~/.cache/scrollcase/assets):\n"
-     "each <sha256> entry with its size, and each <sha256>.part a build left to\n"
-     "resume.  Builds read the cache before the network; build --offline reads\n"
-     "nothing else.\n",
+     "every file named by a SHA-256 with its size, partial downloads (.part,\n"
+     "resumed by the next build) marked.  Nothing is hashed or changed.\n"
+     "--json prints one document (docs/schema/cli/cache-ls.schema.json).\n",
      NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_cache_ls, NULL},
-    {"cache gc", "publisher", "remove partial and damaged entries from the asset cache",
-     "Removes every .part, every entry whose SHA-256 is not its name, and any\n"
-     "other file in the cache directory; verified entries stay.\n",
+    {"cache gc", "publisher", "remove what the asset cache cannot use",
+     "Removes from the asset cache the partial downloads (.part), every entry\n"
+     "whose bytes no longer hash to its name (each is hashed), and anything\n"
+     "else that is not an entry.  Entries that verify are kept.  --json prints\n"
+     "one document (docs/schema/cli/cache-gc.schema.json).\n",
      NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_cache_gc, NULL},
     SC_CLI_END,
 };

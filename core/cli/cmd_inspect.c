@@ -1,266 +1,371 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cmd_inspect.c — scrollcase inspect and diff: printing only; the
- * inspection and the comparison are libscrollcase's (inspect.h).
+ * cmd_inspect.c — scrollcase inspect and scrollcase diff.
+ *
+ * Argument parsing and printing only: what is inspected and compared is
+ * libscrollcase's (inspect.h).  Exit status: 0 success (diff: whether or not
+ * the two differ), 1 a rejection, 2 a usage error.
  */
 #include "commands.h"
 
 #include "args.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "scrollcase/box.h"
-#include "scrollcase/config.h"
+#include "scrollcase/error.h"
 #include "scrollcase/inspect.h"
-#include "scrollcase/keys.h"
-#include "scrollcase/progress.h"
+#include "scrollcase/json.h"
+#include "scrollcase/path.h"
 #include "scrollcase/trust.h"
 
-/* Whether path starts like a ZIP archive ("PK\3\4" or an empty one's "PK\5\6"). */
-static int is_archive(const char *path)
-{
-    unsigned char m[4] = {0};
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, m, sizeof m);
-    close(fd);
-    return n == 4 && m[0] == 'P' && m[1] == 'K' && ((m[2] == 3 && m[3] == 4) || (m[2] == 5 && m[3] == 6));
-}
-
-/* The trust file: --trust, else the workspace's public key (as verify). */
-static sc_code trust_path(const sc_cli_args *a, char **out, sc_error *err)
-{
-    *out = NULL;
-    if (a->trust != NULL) {
-        *out = strdup(a->trust);
-        return *out ? SC_OK : sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-    }
-    sc_workspace ws;
-    sc_key_paths kp = {NULL, NULL};
-    sc_code c = sc_workspace_resolve(&a->ws, &ws, err);
-    if (c == SC_OK) {
-        c = sc_key_paths_in(ws.paths[SC_WS_KEYS], &kp, err);
-        sc_workspace_free(&ws);
-    }
-    if (c == SC_OK) {
-        *out = kp.public_path;
-        kp.public_path = NULL;
-    }
-    sc_key_paths_free(&kp);
-    return c;
-}
-
-/*
- * Inspect one operand: an archive as it is, a release verified (its archive
- * given by archive_opt, else the default beside it when that exists).
- */
-static sc_code inspect_one(const sc_cli_args *a, const char *path, const char *archive_opt,
-                           sc_json **out, sc_error *err)
-{
-    if (is_archive(path))
-        return sc_inspect_archive(path, out, err);
-    char *tp = NULL;
-    sc_code c = trust_path(a, &tp, err);
-    sc_trust trust;
-    memset(&trust, 0, sizeof trust);
-    if (c == SC_OK)
-        c = sc_trust_read_file(tp, &trust, err);
-    free(tp);
-    if (c != SC_OK)
-        return c;
-    sc_release rel;
-    memset(&rel, 0, sizeof rel);
-    c = sc_release_open(path, &trust, NULL, &rel, err);
-    char *archive = NULL;
-    if (c == SC_OK && archive_opt != NULL) {
-        archive = strdup(archive_opt);
-        if (archive == NULL)
-            c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-    } else if (c == SC_OK) {
-        sc_error ignored;
-        struct stat st;
-        if (sc_release_default_archive(&rel, path, &archive, &ignored) != SC_OK ||
-            stat(archive, &st) != 0) {
-            free(archive);
-            archive = NULL; /* no archive beside it: the release alone */
-        }
-    }
-    if (c == SC_OK)
-        c = sc_inspect_release(&rel, path, archive, out, err);
-    free(archive);
-    sc_release_free(&rel);
-    sc_trust_free(&trust);
-    return c;
-}
+/* ---- printing -------------------------------------------------------------------- */
 
 static const char *str(const sc_json *o, const char *k)
 {
     const char *s = sc_json_cstr(sc_json_get(o, k));
-    return s ? s : "?";
+    return s != NULL ? s : "-";
 }
 
-static uint64_t num(const sc_json *o, const char *k)
+static unsigned long long u64(const sc_json *o, const char *k)
 {
-    const sc_json *v = sc_json_get(o, k);
-    return v && v->type == SC_JSON_NUMBER && v->number > 0 ? (uint64_t)v->number : 0;
+    uint64_t v = 0;
+    return sc_json_uint53(sc_json_get(o, k), &v) ? (unsigned long long)v : 0ull;
 }
 
-static void print_compact(const char *label, const sc_json *v)
+/* "1.5 MiB (1572864 bytes)": the size for people, the exact bytes beside it. */
+static void size_text(unsigned long long n, char *buf, size_t size)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (n < 1024) {
+        snprintf(buf, size, "%llu bytes", n);
+        return;
+    }
+    double v = (double)n;
+    size_t u = 0;
+    v /= 1024.0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, size, "%.1f %s (%llu bytes)", v, units[u], n);
+}
+
+/* A JSON value on one line (compact), or "-" for none. */
+static void print_compact(const sc_json *v)
 {
     char *text = NULL;
     size_t len = 0;
     sc_error err;
-    if (v != NULL && sc_json_write_compact(v, &text, &len, &err) == SC_OK)
-        printf("  %-11s%.*s\n", label, (int)len, text);
-    else
-        printf("  %-11snone\n", label);
-    free(text);
-}
-
-static void print_archive(const sc_json *x)
-{
-    char total[64], packed[64];
-    sc_progress_human_size(num(x, "totalSizeBytes"), total, sizeof total);
-    sc_progress_human_size(num(x, "compressedSizeBytes"), packed, sizeof packed);
-    printf("archive %s: %llu entries, %s, %s compressed\n", str(x, "archivePath"),
-           (unsigned long long)num(x, "entryCount"), total, packed);
-    const sc_json *box = sc_json_get(x, "box");
-    if (box != NULL && box->type == SC_JSON_OBJECT)
-        printf("  box.json   %s %s %s\n", str(box, "boxId"), str(box, "version"),
-               str(box, "targetId"));
-    for (const sc_json *e = sc_json_get(x, "entries") ? sc_json_get(x, "entries")->child : NULL;
-         e != NULL; e = e->next) {
-        const char *type = str(e, "type");
-        printf("  %s %-7s %12llu  %s%s%s%s\n", str(e, "mode"), str(e, "method"),
-               (unsigned long long)num(e, "sizeBytes"), str(e, "path"),
-               strcmp(type, "directory") == 0 ? "/" : "",
-               strcmp(type, "link") == 0 ? " -> " : "",
-               strcmp(type, "link") == 0 ? str(e, "linkTarget") : "");
-    }
-}
-
-static void print_inspection(const sc_json *x)
-{
-    if (sc_json_get(x, "releasePath") == NULL) {
-        print_archive(x);
+    if (v == NULL || v->type == SC_JSON_NULL) {
+        fputs("-", stdout);
         return;
     }
-    printf("release %s %s %s (%s)\n", str(x, "boxId"), str(x, "version"), str(x, "targetId"),
-           str(x, "kind"));
-    printf("  %-11s%s (runtime %s)\n", "model", str(x, "modelId"), str(x, "runtimeId"));
-    printf("  %-11s", "signed by");
-    for (const sc_json *k = sc_json_get(x, "signingKeyIds")->child; k != NULL; k = k->next)
-        printf("%s%s", sc_json_cstr(k), k->next ? ", " : "\n");
-    const sc_json *arch = sc_json_get(x, "archive");
-    char size[64], inst[64];
-    sc_progress_human_size(num(arch, "sizeBytes"), size, sizeof size);
-    sc_progress_human_size(num(x, "installedSizeBytes"), inst, sizeof inst);
-    printf("  %-11s%s, sha256 %s\n", "archive", size, str(arch, "sha256"));
-    printf("  %-11s%s, payload digest %s\n", "installed", inst, str(x, "payloadDigest"));
-    print_compact("provenance", sc_json_get(x, "provenance"));
-    print_compact("gates", sc_json_get(x, "gates"));
-    const sc_json *contents = sc_json_get(x, "contents");
-    if (contents != NULL)
-        print_archive(contents);
-    else
-        printf("(no archive beside the release: --archive FILE lists its entries)\n");
+    if (v->type == SC_JSON_STRING) {
+        fputs(v->string, stdout);
+        return;
+    }
+    if (sc_json_write_compact(v, &text, &len, &err) == SC_OK) {
+        fwrite(text, 1, len, stdout);
+        free(text);
+    }
 }
+
+static void print_release(const sc_json *r)
+{
+    char s[96];
+    printf("release\n");
+    printf("  box          %s %s\n", str(r, "boxId"), str(r, "version"));
+    printf("  model        %s (runtime %s)\n", str(r, "modelId"), str(r, "runtimeId"));
+    printf("  target       %s\n", str(r, "targetId"));
+    printf("  signed by   ");
+    const sc_json *keys = sc_json_get(r, "signingKeyIds");
+    for (const sc_json *k = keys ? keys->child : NULL; k != NULL; k = k->next)
+        printf(" %s", sc_json_cstr(k));
+    printf("\n");
+    const sc_json *arc = sc_json_get(r, "archive");
+    size_text(u64(arc, "sizeBytes"), s, sizeof s);
+    printf("  archive      %s\n", str(arc, "url"));
+    printf("               sha256 %s, %s\n", str(arc, "sha256"), s);
+    size_text(u64(r, "installedSizeBytes"), s, sizeof s);
+    printf("  installed    %s\n", s);
+    printf("  payload      %s %s\n", str(sc_json_get(r, "payloadDigest"), "format"),
+           str(sc_json_get(r, "payloadDigest"), "sha256"));
+    printf("  entry point  %s\n", str(r, "pythonEntryPoint"));
+    const sc_json *ex = sc_json_get(r, "execution");
+    printf("  execution    %s\n", ex != NULL && ex->type == SC_JSON_OBJECT ? str(ex, "kind")
+                                                                         : "none (library)");
+    printf("  assets       %llu on demand\n", u64(r, "assets"));
+    const sc_json *p = sc_json_get(r, "provenance");
+    printf("provenance\n");
+    for (const sc_json *m = p ? p->child : NULL; m != NULL; m = m->next) {
+        printf("  %-16s ", m->key);
+        print_compact(m);
+        printf("\n");
+    }
+    const sc_json *g = sc_json_get(r, "gates");
+    printf("gates\n");
+    if (g == NULL || g->type != SC_JSON_OBJECT || g->child == NULL)
+        printf("  none recorded\n");
+    for (const sc_json *m = g && g->type == SC_JSON_OBJECT ? g->child : NULL; m != NULL;
+         m = m->next) {
+        printf("  %-16s ", m->key);
+        print_compact(m);
+        printf("\n");
+    }
+}
+
+static void print_archive(const sc_json *a, const sc_json *match)
+{
+    char s[96], t[96];
+    size_text(u64(a, "sizeBytes"), s, sizeof s);
+    printf("archive        %s\n", str(a, "path"));
+    printf("  sha256       %s\n", str(a, "sha256"));
+    printf("  size         %s", s);
+    if (match != NULL && match->type == SC_JSON_BOOL)
+        printf(match->boolean ? ", matches the release\n"
+                              : ", DOES NOT match the release (run scrollcase verify)\n");
+    else
+        printf("\n");
+    size_text(u64(a, "totalSizeBytes"), s, sizeof s);
+    size_text(u64(a, "compressedSizeBytes"), t, sizeof t);
+    printf("  entries      %llu: %s, %s compressed\n", u64(a, "entryCount"), s, t);
+    const sc_json *box = sc_json_get(a, "box");
+    if (box != NULL && box->type == SC_JSON_OBJECT)
+        printf("  box.json     %s %s, model %s, runtime %s\n", str(box, "boxId"),
+               str(box, "version"), str(box, "modelId"), str(box, "runtimeId"));
+    else
+        printf("  box.json     none\n");
+    printf("  %-4s %-7s %12s  %s\n", "mode", "method", "size", "path");
+    const sc_json *entries = sc_json_get(a, "entries");
+    for (const sc_json *e = entries ? entries->child : NULL; e != NULL; e = e->next) {
+        const char *type = str(e, "type");
+        printf("  %-4s %-7s %12llu  %s%s", str(e, "mode"), str(e, "method"), u64(e, "sizeBytes"),
+               str(e, "path"), strcmp(type, "directory") == 0 ? "/" : "");
+        if (strcmp(type, "link") == 0)
+            printf(" -> %s", str(e, "linkTarget"));
+        printf("\n");
+    }
+}
+
+static void print_inspection(const sc_json *doc)
+{
+    const sc_json *r = sc_json_get(doc, "release");
+    const sc_json *a = sc_json_get(doc, "archive");
+    if (r != NULL && r->type == SC_JSON_OBJECT)
+        print_release(r);
+    if (a != NULL && a->type == SC_JSON_OBJECT)
+        print_archive(a, sc_json_get(doc, "archiveMatchesRelease"));
+    else
+        printf("archive        not found beside the release (give it with --archive)\n");
+}
+
+/* ---- opening one side ------------------------------------------------------------- */
+
+/*
+ * Inspect path: an archive as it is, a release verified against trust
+ * (required for a release), with archive (NULL: the default beside it).
+ * 0 and *out, or the exit status (already reported).
+ */
+static int inspect_one(const char *path, const char *trust_path, const char *archive,
+                       sc_json **out)
+{
+    sc_error err;
+    *out = NULL;
+    int is_archive = 0;
+    if (sc_inspect_sniff(path, &is_archive, &err) != SC_OK)
+        return sc_cli_report(&err);
+    if (is_archive) {
+        if (archive != NULL)
+            return sc_cli_usage_error("%s", "--archive is for a RELEASE: the operand is an archive");
+        if (sc_inspect(NULL, path, out, &err) != SC_OK)
+            return sc_cli_report(&err);
+        return 0;
+    }
+    if (trust_path == NULL)
+        return sc_cli_usage_error("%s", "a RELEASE is inspected after its signature verifies: "
+                                        "give --trust TRUSTFILE");
+    sc_trust trust;
+    memset(&trust, 0, sizeof trust);
+    if (sc_trust_read_file(trust_path, &trust, &err) != SC_OK)
+        return sc_cli_report(&err);
+    sc_release rel;
+    memset(&rel, 0, sizeof rel);
+    sc_code c = sc_release_open(path, &trust, NULL, &rel, &err);
+    sc_trust_free(&trust);
+    if (c != SC_OK)
+        return sc_cli_report(&err);
+    char *arc = NULL;
+    if (archive != NULL) {
+        arc = strdup(archive);
+        if (arc == NULL)
+            c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    } else {
+        c = sc_release_default_archive(&rel, path, &arc, &err);
+    }
+    if (c == SC_OK)
+        c = sc_inspect(&rel, arc, out, &err);
+    free(arc);
+    sc_release_free(&rel);
+    if (c != SC_OK)
+        return sc_cli_report(&err);
+    return 0;
+}
+
+/* --json names paths as JSON strings: a path that is not UTF-8 is refused. */
+static int json_paths_ok(const sc_cli_args *a)
+{
+    if (!sc_cli_json())
+        return 0;
+    for (int i = 0; i < a->npositional; i++) {
+        const char *v = a->positional[i];
+        if (sc_utf8_valid(v, strlen(v)))
+            continue;
+        char q[512];
+        sc_path_quote(v, strlen(v), q, sizeof q);
+        sc_error err;
+        sc_error_set(&err, SC_E_UNSAFE_PATH, NULL,
+                     "the path \"%s\" is not valid UTF-8, so --json cannot name it; rename it "
+                     "or run the command without --json", q);
+        return sc_cli_report(&err);
+    }
+    return 0;
+}
+
+/* ---- inspect ---------------------------------------------------------------------- */
 
 static int cmd_inspect(sc_cli_args *a)
 {
-    sc_json *x = NULL;
-    sc_error err;
-    if (inspect_one(a, a->positional[0], sc_cli_value(a, OPT_ARCHIVE), &x, &err) != SC_OK)
-        return sc_cli_report(&err);
+    if (a->npositional != 1)
+        return sc_cli_usage_error("%s", "inspect takes one RELEASE or ARCHIVE");
+    int rc = json_paths_ok(a);
+    if (rc != 0)
+        return rc;
+    sc_json *doc = NULL;
+    rc = inspect_one(a->positional[0], a->trust, sc_cli_value(a, OPT_ARCHIVE), &doc);
+    if (rc != 0)
+        return rc;
     if (sc_cli_json())
-        return sc_cli_print_json(x);
-    print_inspection(x);
-    sc_json_free(x);
+        return sc_cli_print_json(doc);
+    print_inspection(doc);
+    sc_json_free(doc);
     return fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
 }
 
-static void print_value(const sc_json *v)
+/* ---- diff ------------------------------------------------------------------------- */
+
+static void print_changes(const char *title, const sc_json *list)
 {
-    char *text = NULL;
-    size_t len = 0;
-    sc_error err;
-    if (v != NULL && sc_json_write_compact(v, &text, &len, &err) == SC_OK)
-        printf("%.*s", (int)len, text);
-    free(text);
+    printf("%s\n", title);
+    if (list == NULL || list->length == 0) {
+        printf("  same\n");
+        return;
+    }
+    for (const sc_json *d = list->child; d != NULL; d = d->next) {
+        printf("  %-20s ", str(d, "member"));
+        print_compact(sc_json_get(d, "a"));
+        printf(" -> ");
+        print_compact(sc_json_get(d, "b"));
+        printf("\n");
+    }
+}
+
+static void print_diff(const sc_json *d)
+{
+    printf("%s\n", sc_json_get(d, "identical")->boolean ? "identical" : "different");
+    print_changes("identity", sc_json_get(d, "identity"));
+    print_changes("provenance", sc_json_get(d, "provenance"));
+    print_changes("gates", sc_json_get(d, "gates"));
+    print_changes("release", sc_json_get(d, "release"));
+    const sc_json *p = sc_json_get(d, "payload");
+    printf("payload\n");
+    if (p == NULL || p->type != SC_JSON_OBJECT) {
+        printf("  not compared (an archive was not found)\n");
+        return;
+    }
+    char s[96];
+    const sc_json *added = sc_json_get(p, "added"), *removed = sc_json_get(p, "removed"),
+                  *changed = sc_json_get(p, "changed");
+    size_text(u64(p, "addedBytes"), s, sizeof s);
+    printf("  %zu added (%s)", added->length, s);
+    size_text(u64(p, "removedBytes"), s, sizeof s);
+    printf(", %zu removed (%s), %zu changed\n", removed->length, s, changed->length);
+    for (const sc_json *e = added->child; e != NULL; e = e->next)
+        printf("  + %s (%llu bytes)\n", str(e, "path"), u64(e, "sizeBytes"));
+    for (const sc_json *e = removed->child; e != NULL; e = e->next)
+        printf("  - %s (%llu bytes)\n", str(e, "path"), u64(e, "sizeBytes"));
+    for (const sc_json *e = changed->child; e != NULL; e = e->next) {
+        printf("  ~ %s (%llu -> %llu bytes;", str(e, "path"), u64(sc_json_get(e, "a"), "sizeBytes"),
+               u64(sc_json_get(e, "b"), "sizeBytes"));
+        const sc_json *w = sc_json_get(e, "changes");
+        for (const sc_json *x = w ? w->child : NULL; x != NULL; x = x->next)
+            printf(" %s", sc_json_cstr(x));
+        printf(")\n");
+    }
 }
 
 static int cmd_diff(sc_cli_args *a)
 {
-    sc_json *x = NULL, *y = NULL, *d = NULL;
+    if (a->npositional != 2)
+        return sc_cli_usage_error("%s", "diff takes two RELEASEs or two ARCHIVEs: A B");
+    int rc = json_paths_ok(a);
+    if (rc != 0)
+        return rc;
+    sc_json *da = NULL, *db = NULL;
+    rc = inspect_one(a->positional[0], a->trust, NULL, &da);
+    if (rc != 0)
+        return rc;
+    rc = inspect_one(a->positional[1], a->trust, NULL, &db);
+    if (rc != 0) {
+        sc_json_free(da);
+        return rc;
+    }
     sc_error err;
-    sc_code c = inspect_one(a, a->positional[0], NULL, &x, &err);
-    if (c == SC_OK)
-        c = inspect_one(a, a->positional[1], NULL, &y, &err);
-    if (c == SC_OK)
-        c = sc_inspect_diff(x, y, &d, &err);
-    sc_json_free(x);
-    sc_json_free(y);
+    sc_json *d = NULL;
+    sc_code c = sc_inspect_diff(da, db, &d, &err);
+    sc_json_free(da);
+    sc_json_free(db);
     if (c != SC_OK)
         return sc_cli_report(&err);
     if (sc_cli_json())
         return sc_cli_print_json(d);
-    for (const sc_json *e = sc_json_get(d, "changed")->child; e != NULL; e = e->next) {
-        printf("changed  %s: ", str(e, "field"));
-        print_value(sc_json_get(e, "a"));
-        printf(" -> ");
-        print_value(sc_json_get(e, "b"));
-        printf("\n");
-    }
-    const char *lists[] = {"added", "removed"};
-    for (int l = 0; l < 2; l++)
-        for (const sc_json *e = sc_json_get(d, lists[l])->child; e != NULL; e = e->next) {
-            char size[64];
-            sc_progress_human_size(num(e, "sizeBytes"), size, sizeof size);
-            printf("%-8s %s, %s\n", lists[l], str(e, "path"), size);
-        }
-    for (const sc_json *e = sc_json_get(d, "modified")->child; e != NULL; e = e->next) {
-        printf("modified %s: ", str(e, "path"));
-        print_value(sc_json_get(e, "a"));
-        printf(" -> ");
-        print_value(sc_json_get(e, "b"));
-        printf("\n");
-    }
-    const sc_json *same = sc_json_get(d, "same");
-    if (same != NULL && same->boolean)
-        printf("same: no difference in identity, provenance, gates, sizes or entries\n");
+    print_diff(d);
     sc_json_free(d);
     return fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
 }
 
+/* ---- the table ------------------------------------------------------------------- */
+
 const sc_cli_command sc_cli_inspect_commands[] = {
-    {"inspect", "consumer", "what a release or an archive holds, without extracting",
-     "Shows a signed release RELEASE (verified against --trust, by default the\n"
-     "workspace's public key): identity, target, signing keys, archive and\n"
-     "installed sizes, provenance and gates evidence; and the entry list of its\n"
-     "archive (--archive, else the one beside it when there is one): mode,\n"
-     "method, size, path and link target.  ARCHIVE (a file that starts like a\n"
-     "ZIP) is shown alone, with its box.json.  The archive is inspected as\n"
-     "verify inspects it; nothing is extracted or written.\n",
+    {"inspect", "consumer", "show what is inside a release or a box archive",
+     "Shows a box without extracting it.  For a signed RELEASE (its signature\n"
+     "verified against --trust first): identity, target, signing keys, archive,\n"
+     "sizes, payload digest, execution, provenance and the gates evidence, then\n"
+     "the archive beside it (--archive names another) if it is there: its\n"
+     "SHA-256 and whether it matches the release, its sizes, box.json and every\n"
+     "entry (mode, method, size, path, link target) in archive order.  For an\n"
+     "ARCHIVE: the archive part alone.  The archive passes the reader's checks\n"
+     "(docs/format-v3.md 15.2) first; only box.json is read out of it.  This is\n"
+     "not verification: run `scrollcase verify` for that.  --json prints one\n"
+     "document (docs/schema/cli/inspect.schema.json).\n",
      SC_CLI_OPERANDS({"RELEASE|ARCHIVE", 1, 0, SC_COMPLETE_FILE}),
-     SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"},
+     SC_CLI_OPTIONS({OPT_TRUST, "the trust file a RELEASE must verify against (required for a release)"},
                     {OPT_ARCHIVE, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_inspect, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
-    {"diff", "consumer", "how two releases (or archives) differ",
-     "Inspects A and B as `inspect` does (releases verified, each with the\n"
-     "archive beside it when there is one) and prints what differs: identity,\n"
-     "signing keys, provenance, gates and sizes (\"changed\"), then the payload\n"
-     "paths added, removed and modified (size, mode, method, type or link\n"
-     "target), in byte order of the paths, with their sizes; \"same\" when\n"
-     "nothing differs.  Exit 0 either way; 1 when A or B cannot be inspected.\n",
+     NULL, 0, cmd_inspect, NULL},
+    {"diff", "consumer", "compare two releases or two box archives",
+     "Compares A and B, two signed releases (both verified against --trust, each\n"
+     "with the archive beside it) or two archives: identity (box, model,\n"
+     "runtime, version, target), provenance and gates member by member, the\n"
+     "other release members (archive, sizes, payload digest, execution...),\n"
+     "then the payload: the paths added, removed and changed (type, size,\n"
+     "content by CRC-32, mode, link target) with their sizes, sorted by path.\n"
+     "Exits 0 whether or not they differ (\"identical\" says which).  --json\n"
+     "prints one document (docs/schema/cli/diff.schema.json).\n",
      SC_CLI_OPERANDS({"A", 1, 0, SC_COMPLETE_FILE}, {"B", 1, 0, SC_COMPLETE_FILE}),
-     SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"},
+     SC_CLI_OPTIONS({OPT_TRUST, "the trust file both releases must verify against"},
                     {OPT_JSON, NULL}),
-     NULL, 0, cmd_diff, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
+     NULL, 0, cmd_diff, NULL},
     SC_CLI_END,
 };

@@ -21,7 +21,8 @@
 #endif
 
 #include "scrollcase/build.h"
-#include "scrollcase/cache.h"
+
+#include "scrollcase/asset_cache.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -605,7 +606,6 @@ static sc_code step_environment(build_ctx *b, sc_error *err)
 static void download_progress(void *ctx, const char *what, uint64_t done, uint64_t total)
 {
     const build_ctx *b = ctx;
-    (void)what;
     if (b->o->transfer != NULL) {
         /* bytes and files; the last event once */
         int finished = total > 0 && done == total;
@@ -637,9 +637,16 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
     memset(&opt, 0, sizeof opt);
     opt.progress = download_progress;
     opt.ctx = b;
+    sc_code c = SC_OK;
     char *cache = NULL;
-    sc_code c = b->o->cache_dir != NULL ? ((cache = strdup(b->o->cache_dir)) ? SC_OK : OOM(err))
-                                        : sc_cache_dir(&cache, err);
+    if (array_len(a) > 0) {
+        if (b->o->asset_cache != NULL)
+            cache = strdup(b->o->asset_cache);
+        else if ((c = sc_asset_cache_dir(&cache, err)) != SC_OK)
+            return c;
+        if (cache == NULL)
+            return OOM(err);
+    }
     for (size_t i = 0; c == SC_OK && i < array_len(a); i++) {
         const sc_json *as = sc_json_at(a, i);
         const char *rel = scroll_str(as, "relativePath");
@@ -647,8 +654,8 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
         sc_json_uint53(sc_json_get(as, "sizeBytes"), &size);
         char *dst = sc_path_join(b->payload_dir, rel);
         if (dst == NULL) {
-            c = OOM(err);
-            break;
+            free(cache);
+            return OOM(err);
         }
         char *slash = strrchr(dst, '/');
         *slash = '\0';
@@ -660,11 +667,9 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
             b->asset_count = (uint64_t)array_len(a);
             b->asset_rel = rel;
             b->asset_finished = 0;
-            int hit = 0;
-            c = sc_cache_fetch(cache, scroll_str(as, "url"), size, scroll_str(as, "sha256"),
-                               b->o->offline, &opt, dst, &hit, err);
-            if (c == SC_OK && hit)
-                progress(b, "cached", rel);
+            /* the cache first: a second build fetches nothing, a .part there resumes */
+            c = sc_asset_cache_copy_to(cache, scroll_str(as, "url"), size,
+                                       scroll_str(as, "sha256"), b->o->offline, &opt, dst, err);
         }
         free(dst);
     }

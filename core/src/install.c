@@ -1,125 +1,183 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * install.c — channel or release URL to a prepared box (install.h).  Every
- * rule is another module's: download.c fetches, envelope.c and box.c
- * verify, cohort.c picks, cache.c holds the archive, prepare.c extracts.
+ * install.c — fetch, verify and prepare a box from where it is published
+ * (install.h): the channel or release over HTTP(S) into a private
+ * temporary directory, the archive into the asset cache, then prepare.
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include "scrollcase/install.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "scrollcase/cache.h"
+#include "scrollcase/asset_cache.h"
 #include "scrollcase/cohort.h"
 #include "scrollcase/envelope.h"
 #include "scrollcase/file.h"
-#include "scrollcase/json.h"
-#include "scrollcase/trust.h"
+#include "scrollcase/path.h"
 
 static sc_code oom(sc_error *err)
 {
     return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
 }
 
-static int ends_with(const char *s, const char *tail)
+void sc_install_result_free(sc_install_result *r)
 {
-    size_t n = strlen(s), m = strlen(tail);
-    return n >= m && strcmp(s + n - m, tail) == 0;
+    if (r == NULL)
+        return;
+    sc_receipt_free(&r->receipt);
+    free(r->channel_url);
+    free(r->release_url);
+    free(r->archive_url);
+    free(r->archive_path);
+    memset(r, 0, sizeof *r);
 }
 
-sc_code sc_install(const sc_install_options *o, sc_receipt *out, char **release_url,
-                   sc_error *err)
+/* ref taken against base (RFC 3986 in the three cases a publisher uses:
+ * absolute, host-absolute "/...", relative to base's directory). */
+static char *resolve(const char *base, const char *ref)
 {
-    memset(out, 0, sizeof *out);
-    *release_url = NULL;
-    if (o->url == NULL || o->destination == NULL || o->trust_path == NULL)
-        return sc_error_set(err, SC_E_USAGE, NULL, "install needs a URL, a destination and a trust file");
-    const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
-    char *scratch = sc_path_join(tmp && tmp[0] ? tmp : "/tmp", "scrollcase-install-XXXXXX");
-    if (scratch == NULL)
-        return oom(err);
-    if (mkdtemp(scratch) == NULL) {
-        sc_code c = sc_error_set(err, SC_E_IO, scratch, "cannot create a scratch directory %s",
-                                 scratch);
-        free(scratch);
-        return c;
+    if (strstr(ref, "://") != NULL)
+        return strdup(ref);
+    size_t end = strcspn(base, "?#");
+    const char *scheme_end = strstr(base, "://");
+    size_t host_end = end;
+    if (scheme_end != NULL && (size_t)(scheme_end - base) < end) {
+        const char *slash = memchr(scheme_end + 3, '/', end - (size_t)(scheme_end + 3 - base));
+        host_end = slash != NULL ? (size_t)(slash - base) : end;
     }
-    sc_trust trust;
-    memset(&trust, 0, sizeof trust);
-    sc_verified_document vd;
-    memset(&vd, 0, sizeof vd);
-    sc_release rel;
-    memset(&rel, 0, sizeof rel);
-    char *doc = sc_path_join(scratch, "document.json");
-    char *release = sc_path_join(scratch, "release.json");
-    char *archive = sc_path_join(scratch, "archive.zip");
-    char *cache = NULL, *url = NULL;
+    size_t keep;
+    if (ref[0] == '/') {
+        keep = host_end;
+    } else {
+        keep = end;
+        while (keep > host_end && base[keep - 1] != '/')
+            keep--;
+        if (keep == host_end) { /* no path: the root */
+            size_t n = host_end + 1 + strlen(ref) + 1;
+            char *out = malloc(n);
+            if (out != NULL)
+                snprintf(out, n, "%.*s/%s", (int)host_end, base, ref);
+            return out;
+        }
+    }
+    size_t n = keep + strlen(ref) + 1;
+    char *out = malloc(n);
+    if (out != NULL)
+        snprintf(out, n, "%.*s%s", (int)keep, base, ref);
+    return out;
+}
+
+/* Fetch url to <dir>/<name> and read it. */
+static sc_code fetch_document(const char *url, const char *dir, const char *name,
+                              const sc_download_options *o, char **bytes, size_t *len,
+                              sc_error *err)
+{
+    *bytes = NULL;
+    char *path = sc_path_join(dir, name);
+    if (path == NULL)
+        return oom(err);
     uint64_t size = 0;
     char sha[65];
-    sc_code c = doc && release && archive ? SC_OK : oom(err);
+    sc_code c = sc_download_measure(url, path, o, &size, sha, err);
     if (c == SC_OK)
-        c = sc_trust_read_file(o->trust_path, &trust, err);
+        c = sc_file_read(path, bytes, len, NULL, err);
+    free(path);
+    return c;
+}
+
+sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (o->url == NULL || o->destination == NULL || o->trust == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL, "install needs a URL, a destination and a trust set");
+    char *cache = NULL;
+    sc_code c = o->cache_dir != NULL ? ((cache = strdup(o->cache_dir)) ? SC_OK : oom(err))
+                                     : sc_asset_cache_dir(&cache, err);
+    if (c != SC_OK)
+        return c;
+    const char *tmpdir = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
+    if (tmpdir == NULL || tmpdir[0] == '\0')
+        tmpdir = "/tmp";
+    char *tmpl = sc_path_join(tmpdir, "scrollcase-install-XXXXXX");
+    if (tmpl == NULL) {
+        free(cache);
+        return oom(err);
+    }
+    if (mkdtemp(tmpl) == NULL) {
+        c = sc_error_set(err, SC_E_IO, tmpdir, "cannot create a temporary directory in %s: %s",
+                         tmpdir, strerror(errno));
+        free(tmpl);
+        free(cache);
+        return c;
+    }
+    char *bytes = NULL;
+    size_t len = 0;
+    sc_verified_document doc;
+    memset(&doc, 0, sizeof doc);
+    sc_release rel;
+    memset(&rel, 0, sizeof rel);
+    int rel_open = 0;
+    out->release_url = strdup(o->url);
+    if (out->release_url == NULL)
+        c = oom(err);
     if (c == SC_OK)
-        c = sc_download_measure(o->url, doc, o->download, &size, sha, err);
+        c = fetch_document(o->url, tmpl, "document.json", o->download, &bytes, &len, err);
     if (c == SC_OK)
-        c = sc_envelope_verify_file(o->trust_path, doc, SC_DOC_ANY, &vd, err);
-    if (c == SC_OK && ends_with(vd.info.kind, ".channel")) {
-        if (o->install_id == NULL) {
+        c = sc_envelope_verify(bytes, len, o->trust, SC_DOC_ANY, &doc, err);
+    if (c == SC_OK && doc.info.type == SC_DOC_CHANNEL) {
+        /* 12: the release this install is served */
+        size_t index = 0;
+        uint32_t bucket = 0;
+        if (o->install_id == NULL)
             c = sc_error_set(err, SC_E_USAGE, NULL,
-                             "%s is a channel: pass --install-id ID to pick the release", o->url);
-        } else {
-            size_t index = 0;
-            uint32_t bucket = 0;
-            c = sc_cohort_select(vd.payload, o->install_id, &index, &bucket, err);
-            const char *u = c == SC_OK ? sc_json_cstr(sc_json_get(
-                                             sc_json_at(sc_json_get(vd.payload, "releases"), index),
-                                             "releaseManifestUrl"))
-                                       : NULL;
-            if (c == SC_OK && u == NULL)
-                c = sc_error_set(err, SC_E_INVALID_MANIFEST, "releases", "the channel's release has no releaseManifestUrl");
-            if (c == SC_OK && (url = strdup(u)) == NULL)
+                             "%s is a channel: give --install-id ID to pick a release", o->url);
+        if (c == SC_OK)
+            c = sc_cohort_select(doc.payload, o->install_id, &index, &bucket, err);
+        const char *ref = NULL;
+        if (c == SC_OK)
+            ref = sc_json_cstr(sc_json_get(sc_json_at(sc_json_get(doc.payload, "releases"), index),
+                                           "releaseManifestUrl"));
+        if (c == SC_OK) {
+            out->channel_url = out->release_url;
+            out->release_url = ref != NULL ? resolve(o->url, ref) : NULL;
+            if (out->release_url == NULL)
                 c = oom(err);
-            if (c == SC_OK)
-                c = sc_download_measure(url, release, o->download, &size, sha, err);
         }
-    } else if (c == SC_OK && ends_with(vd.info.kind, ".release")) {
-        if ((url = strdup(o->url)) == NULL)
-            c = oom(err);
-        else if (rename(doc, release) != 0)
-            c = sc_error_set(err, SC_E_IO, release, "cannot move %s", doc);
-    } else if (c == SC_OK) {
+        free(bytes);
+        bytes = NULL;
+        if (c == SC_OK)
+            c = fetch_document(out->release_url, tmpl, "release.json", o->download, &bytes, &len,
+                               err);
+    } else if (c == SC_OK && doc.info.type != SC_DOC_RELEASE) {
         c = sc_error_set(err, SC_E_INVALID_MANIFEST, o->url,
-                         "%s is a %s, not a channel or a release", o->url, vd.info.kind);
+                         "%s is neither a channel nor a release; give the URL of one", o->url);
     }
-    if (c == SC_OK)
-        c = sc_release_open(release, &trust, NULL, &rel, err);
+    sc_verified_document_free(&doc);
     if (c == SC_OK) {
-        c = o->cache_dir != NULL ? ((cache = strdup(o->cache_dir)) ? SC_OK : oom(err))
-                                 : sc_cache_dir(&cache, err);
+        c = sc_release_open_bytes(bytes, len, o->trust, NULL, &rel, err);
+        rel_open = c == SC_OK;
+        if (c != SC_OK)
+            sc_error_prefix(err, out->release_url);
     }
-    int hit = 0;
+    if (c == SC_OK) {
+        out->archive_url = resolve(out->release_url, rel.archive_url);
+        if (out->archive_url == NULL)
+            c = oom(err);
+    }
     if (c == SC_OK)
-        c = sc_cache_fetch(cache, rel.archive_url, rel.archive_size, rel.archive_sha256,
-                           o->offline, o->download, archive, &hit, err);
+        c = sc_asset_cache_fetch(cache, out->archive_url, rel.archive_size, rel.archive_sha256, 0,
+                                 o->download, &out->archive_path, err);
     if (c == SC_OK)
-        c = sc_box_prepare(&rel, archive, o->destination, out, err);
+        c = sc_box_prepare(&rel, out->archive_path, o->destination, &out->receipt, err);
+    free(bytes);
+    if (rel_open)
+        sc_release_free(&rel);
     sc_error ignored;
-    sc_file_remove_tree(scratch, &ignored);
-    if (c == SC_OK) {
-        *release_url = url;
-        url = NULL;
-    }
-    free(url);
+    (void)sc_file_remove_tree(tmpl, &ignored);
+    free(tmpl);
     free(cache);
-    free(doc);
-    free(release);
-    free(archive);
-    free(scratch);
-    sc_release_free(&rel);
-    sc_verified_document_free(&vd);
-    sc_trust_free(&trust);
     return c;
 }

@@ -66,13 +66,12 @@ typedef struct sc_build_options {
     void *progress_ctx;
     char *const *host_env;         /* NULL: environ (PATH for git, self-test base) */
     unsigned jobs;                 /* hashing and compression threads; 0: every CPU */
+    /* embedded assets come through the asset cache (asset_cache.h) */
+    const char *asset_cache;       /* NULL: sc_asset_cache_dir */
+    int offline;                   /* fetch nothing: an uncached asset is asset-not-cached */
     /* bytes and files done of the total while assets download (may be NULL) */
     sc_progress_fn transfer;
     void *transfer_ctx;
-    /* embedded assets come through the asset cache (cache.h): cache_dir NULL
-     * is sc_cache_dir's; offline refuses what is not cached */
-    const char *cache_dir;
-    int offline;
 } sc_build_options;
 
 typedef struct sc_build_result {

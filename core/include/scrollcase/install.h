@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * install.h — a consumer's whole path in one call: a channel or release URL
- * over HTTP(S), the release it serves this install, the archive through the
- * asset cache (resumable, size- and hash-checked while it streams), then
- * verify and prepare (box.h) into a new directory.
+ * install.h — a consumer's whole path in one call (`scrollcase install`):
+ * fetch a signed channel or release over HTTP(S), pick the release this
+ * install is served (12), fetch its archive into the asset cache and
+ * prepare it (16.2).
+ *
+ * Guarantees:
+ *  - Every document is verified against the trust set before anything it
+ *    says is used: the channel (9.2, then cohort selection), the release
+ *    (9.2; the document at the URL the channel names), and the archive is
+ *    taken only with the size and SHA-256 the release pins (download.h:
+ *    resumed from a .part in the cache, retried on network errors and 5xx).
+ *  - Documents are fetched into a private temporary directory that is
+ *    always removed; the archive stays in the cache (asset_cache.h), so a
+ *    second install of the same release fetches only the documents.
+ *  - Then sc_box_prepare: nothing at the destination unless it all worked.
  */
 #ifndef SCROLLCASE_INSTALL_H
 #define SCROLLCASE_INSTALL_H
@@ -11,31 +22,42 @@
 #include "scrollcase/box.h"
 #include "scrollcase/download.h"
 #include "scrollcase/error.h"
+#include "scrollcase/trust.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct sc_install_options {
-    const char *url;          /* a signed channel or release document */
-    const char *destination;  /* must not exist (prepare) */
-    const char *trust_path;   /* the trust file */
-    const char *install_id;   /* this install's cohort id: required for a channel */
-    const char *cache_dir;    /* NULL: sc_cache_dir's; none: the archive goes to tmpdir */
-    const char *tmpdir;       /* NULL: $TMPDIR, else /tmp (the documents' scratch) */
-    int offline;              /* the archive from the cache only */
+    const char *url;          /* a signed channel or release, http(s) */
+    const char *destination;  /* must not exist */
+    const sc_trust *trust;    /* checked by the caller (sc_trust_read_file) */
+    const char *install_id;   /* for a channel (cohort selection); NULL: usage */
+    const char *cache_dir;    /* NULL: sc_asset_cache_dir */
+    const char *tmpdir;       /* NULL: $TMPDIR, else /tmp */
     const sc_download_options *download; /* may be NULL */
 } sc_install_options;
 
+/* What was installed besides the receipt.  Owned; sc_install_result_free. */
+typedef struct sc_install_result {
+    sc_receipt receipt;
+    char *channel_url;        /* NULL when the URL was a release */
+    char *release_url;
+    char *archive_url;
+    char *archive_path;       /* the cached archive */
+} sc_install_result;
+
+void sc_install_result_free(sc_install_result *r);
+
 /*
- * Fetch o->url; verify it (any signed document); a channel picks the release
- * for o->install_id (format-v3 12) and that release is fetched and verified;
- * the release's archive comes through the cache; then sc_box_prepare into
- * o->destination.  *out is the receipt; *release_url (caller frees) the
- * release installed.  The scratch directory is removed on every path.
+ * Install: codes of download.h (download-failed, asset-size, asset-hash),
+ * of the envelope and manifest checks, no-release-for-cohort, and of
+ * sc_box_prepare; a document of another type than channel or release ->
+ * invalid-manifest.  A relative releaseManifestUrl or archive.url is taken
+ * against the URL of the document that names it.  *out is always
+ * initialised.
  */
-sc_code sc_install(const sc_install_options *o, sc_receipt *out, char **release_url,
-                   sc_error *err);
+sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error *err);
 
 #ifdef __cplusplus
 }
