@@ -219,9 +219,9 @@ static int json_paths_ok(const sc_cli_args *a)
 {
     if (!sc_cli_json())
         return 0;
-    for (int i = 0; i < a->npositional; i++) {
-        const char *v = a->positional[i];
-        if (sc_utf8_valid(v, strlen(v)))
+    for (int i = 0; i <= a->npositional; i++) {
+        const char *v = i < a->npositional ? a->positional[i] : sc_cli_value(a, OPT_ARCHIVE);
+        if (v == NULL || sc_utf8_valid(v, strlen(v)))
             continue;
         char q[512];
         sc_path_quote(v, strlen(v), q, sizeof q);
