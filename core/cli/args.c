@@ -130,6 +130,17 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
      "print every command's options as one JSON document"},
     {OPT_PARSE_ONLY, "--parse-only", NULL, NULL, N, NULL, 0, NULL,
      "check that the words after -- parse as a command line; run nothing"},
+    {OPT_RUNTIME_ID, "--runtime-id", NULL, "ID", N, NULL, 0, NULL,
+     "the runtime id (default: <box-id>-runtime)"},
+    {OPT_SCROLL_VERSION, "--scroll-version", NULL, "V", N, NULL, 0, NULL,
+     "the scroll's own version (scrollVersion)"},
+    {OPT_NO_EXAMPLE, "--no-example", NULL, NULL, N, NULL, 0, NULL,
+     "no starter scroll (the default; upstream's spelling)"},
+    {OPT_NO_INSTALL_TOOLCHAIN, "--no-install-toolchain", NULL, NULL, N, NULL, 0, NULL,
+     "install no toolchain (what init always does; upstream's spelling)"},
+    {OPT_QUIET, "--quiet", "-q", NULL, N, NULL, 0, NULL, "show no progress"},
+    {OPT_PROGRESS_FD, "--progress-fd", NULL, "FD", N, NULL, 0, NULL,
+     "write progress as JSON lines to file descriptor FD"},
 };
 
 #undef F
@@ -279,6 +290,37 @@ static const sc_cli_option *find_option(const char *arg, size_t n)
         }
     }
     return NULL;
+}
+
+/* The option arg names for command c: its own aliases first, then the catalogue. */
+static const sc_cli_option *find_command_option(const sc_cli_command *c, const char *arg,
+                                                size_t n)
+{
+    for (const sc_cli_alias *al = c->aliases; al != NULL && al->spelling != NULL; al++)
+        if (strlen(al->spelling) == n && strncmp(al->spelling, arg, n) == 0)
+            return &catalogue[al->id];
+    return find_option(arg, n);
+}
+
+/*
+ * Upstream's spellings of choice values (the value is rewritten to v3's
+ * before it is checked): {option, upstream, v3}.
+ */
+static const struct {
+    sc_cli_opt id;
+    const char *spelling, *value;
+} value_aliases[] = {
+    {OPT_EXECUTION, "python-script", "script"},
+    {OPT_EXECUTION, "python-module", "module"},
+    {OPT_EXECUTION, "library-only", "none"},
+};
+
+static const char *canonical_value(sc_cli_opt id, const char *value)
+{
+    for (size_t i = 0; i < sizeof value_aliases / sizeof value_aliases[0]; i++)
+        if (value_aliases[i].id == id && strcmp(value_aliases[i].spelling, value) == 0)
+            return value_aliases[i].value;
+    return value;
 }
 
 static int command_takes(const sc_cli_command *c, sc_cli_opt id)
@@ -436,6 +478,12 @@ static const char *const ws_names[SC_WS_PATH_COUNT] = {"--scrolls-dir", "--build
 
 int sc_cli_parse(int argc, char **argv, int first, sc_cli_args *a)
 {
+    for (size_t i = 0; i < OPT_COUNT; i++)
+        if (catalogue[i].id != (sc_cli_opt)i || catalogue[i].name == NULL) {
+            sc_error err;
+            sc_error_set(&err, SC_E_INTERNAL, NULL, "the option catalogue is out of order at %zu", i);
+            return sc_cli_report(&err);
+        }
     int status = EXIT_USAGE;
     current = NULL;
     for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -479,7 +527,7 @@ int sc_cli_parse(int argc, char **argv, int first, sc_cli_args *a)
         }
         const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
         size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-        const sc_cli_option *o = find_option(arg, n);
+        const sc_cli_option *o = find_command_option(cmd, arg, n);
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), arg);
         if (o == NULL || !command_takes(cmd, o->id)) {
@@ -511,6 +559,7 @@ int sc_cli_parse(int argc, char **argv, int first, sc_cli_args *a)
         }
         if (value[0] == '\0')
             return sc_cli_usage_error("%s requires a non-empty value", o->name);
+        value = canonical_value(o->id, value);
         if (o->choices != NULL && !is_choice(o->choices, value)) {
             char list[400], what[600];
             choices_text(o->choices, list, sizeof list);
@@ -581,7 +630,7 @@ static void synopsis(const sc_cli_command *c, char *buf, size_t size)
         snprintf(buf + n, size - n, " [-- %s...]", c->rest);
 }
 
-static void print_option_line(const sc_cli_option *o, const char *help)
+static void print_option_line(const sc_cli_command *c, const sc_cli_option *o, const char *help)
 {
     char left[96];
     int n = snprintf(left, sizeof left, "%s%s%s%s%s", o->short_name ? o->short_name : "",
@@ -599,8 +648,18 @@ static void print_option_line(const sc_cli_option *o, const char *help)
     }
     if (o->repeatable && o->id != OPT_ENV)
         printf(" (repeatable)");
+    int also = 0;
     if (o->aliases != NULL)
-        printf(" (also %s)", o->aliases);
+        printf(" (also %s", o->aliases), also = 1;
+    for (const sc_cli_alias *al = c ? c->aliases : NULL; al != NULL && al->spelling != NULL; al++)
+        if (al->id == o->id)
+            printf("%s%s", also++ ? ", " : " (also ", al->spelling);
+    for (size_t i = 0; i < sizeof value_aliases / sizeof value_aliases[0]; i++)
+        if (value_aliases[i].id == o->id)
+            printf("%s%s for %s", also++ ? ", " : " (also ", value_aliases[i].spelling,
+                   value_aliases[i].value);
+    if (also)
+        putchar(')');
     putchar('\n');
 }
 
@@ -620,8 +679,8 @@ static void print_command_help(const sc_cli_command *c)
         printf("\n%s", c->description);
     printf("\nOptions:\n");
     for (const sc_cli_option_use *u = c->options; u != NULL && u->id != OPT_COUNT; u++)
-        print_option_line(&catalogue[u->id], u->help ? u->help : catalogue[u->id].help);
-    print_option_line(&catalogue[OPT_HELP], catalogue[OPT_HELP].help);
+        print_option_line(c, &catalogue[u->id], u->help ? u->help : catalogue[u->id].help);
+    print_option_line(c, &catalogue[OPT_HELP], catalogue[OPT_HELP].help);
     print_workspace_line();
 }
 
@@ -728,7 +787,7 @@ static sc_json *split_array(const char *s, char sep)
     return arr;
 }
 
-static sc_json *option_json(const sc_cli_option *o, const char *help)
+static sc_json *option_json(const sc_cli_command *c, const sc_cli_option *o, const char *help)
 {
     sc_json *j = sc_json_new_object();
     if (j == NULL)
@@ -742,7 +801,11 @@ static sc_json *option_json(const sc_cli_option *o, const char *help)
     bad |= sc_json_object_append(j, "completion", sc_json_new_string(completion_name(o->completion)));
     bad |= sc_json_object_append(j, "choices", split_array(o->choices, '|'));
     bad |= sc_json_object_append(j, "repeatable", sc_json_new_bool(o->repeatable));
-    bad |= sc_json_object_append(j, "aliases", split_array(o->aliases, ' '));
+    sc_json *aliases = split_array(o->aliases, ' ');
+    for (const sc_cli_alias *al = c->aliases; aliases && al != NULL && al->spelling != NULL; al++)
+        if (al->id == o->id)
+            bad |= sc_json_array_append(aliases, sc_json_new_string(al->spelling));
+    bad |= sc_json_object_append(j, "aliases", aliases);
     if (bad) {
         sc_json_free(j);
         return NULL;
@@ -778,12 +841,12 @@ static sc_json *command_json(const sc_cli_command *c)
     }
     for (const sc_cli_option_use *u = c->options; !bad && u != NULL && u->id != OPT_COUNT; u++)
         bad |= sc_json_array_append(
-                   opts, option_json(&catalogue[u->id], u->help ? u->help : catalogue[u->id].help)) != 0;
+                   opts, option_json(c, &catalogue[u->id], u->help ? u->help : catalogue[u->id].help)) != 0;
     if (!bad)
-        bad |= sc_json_array_append(opts, option_json(&catalogue[OPT_HELP],
+        bad |= sc_json_array_append(opts, option_json(c, &catalogue[OPT_HELP],
                                                       catalogue[OPT_HELP].help)) != 0;
     for (size_t i = 0; !bad && i < NWORKSPACE; i++)
-        bad |= sc_json_array_append(opts, option_json(&catalogue[workspace_options[i]],
+        bad |= sc_json_array_append(opts, option_json(c, &catalogue[workspace_options[i]],
                                                       catalogue[workspace_options[i]].help)) != 0;
     if (bad) {
         sc_json_free(j);

@@ -106,6 +106,14 @@ typedef enum sc_cli_opt {
     /* help */
     OPT_COMMANDS_JSON,
     OPT_PARSE_ONLY,
+    /* upstream's authoring options */
+    OPT_RUNTIME_ID,
+    OPT_SCROLL_VERSION,
+    OPT_NO_EXAMPLE,
+    OPT_NO_INSTALL_TOOLCHAIN,
+    /* progress */
+    OPT_QUIET,
+    OPT_PROGRESS_FD,
     OPT_COUNT /* also: the end of a command's option list */
 } sc_cli_opt;
 
@@ -146,6 +154,12 @@ typedef struct sc_cli_operand {
     sc_cli_completion completion;
 } sc_cli_operand;
 
+/* Another spelling of an option for one command (upstream's --public-key for --trust). */
+typedef struct sc_cli_alias {
+    const char *spelling; /* NULL ends a list */
+    sc_cli_opt id;
+} sc_cli_alias;
+
 struct sc_cli_args;
 
 /* One command: a row of a group's table. */
@@ -159,11 +173,13 @@ typedef struct sc_cli_command {
     const char *rest;        /* "ARGS": the words after -- go to the command; NULL: none */
     int usage_status;        /* exit status of a usage error; 0: EXIT_USAGE */
     int (*run)(struct sc_cli_args *a);
+    const sc_cli_alias *aliases; /* this command's own other spellings; NULL: none */
 } sc_cli_command;
 
 /* List builders for the tables. */
 #define SC_CLI_OPERANDS(...) ((const sc_cli_operand[]){__VA_ARGS__, {NULL, 0, 0, SC_COMPLETE_NONE}})
 #define SC_CLI_OPTIONS(...) ((const sc_cli_option_use[]){__VA_ARGS__, {OPT_COUNT, NULL}})
+#define SC_CLI_ALIASES(...) ((const sc_cli_alias[]){__VA_ARGS__, {NULL, OPT_COUNT}})
 
 #define SC_CLI_MAX_ENV 256
 #define SC_CLI_MAX_POSITIONAL 8

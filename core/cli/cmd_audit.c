@@ -363,7 +363,7 @@ static int cmd_licenses(sc_cli_args *a)
             sc_json *body = sc_json_new_object();
             int bad = body == NULL || sc_json_object_append(body, "inventory", inv);
             inv = NULL;
-            bad |= body && sc_json_object_append(body, "reviewed",
+            bad |= body && sc_json_object_append(body, "reviewedPath",
                                                  reviewed ? sc_json_new_string(reviewed)
                                                           : sc_json_new_null());
             bad |= body && sc_json_object_append(body, "wrote",
@@ -423,7 +423,7 @@ const sc_cli_command sc_cli_audit_commands[] = {
      SC_CLI_OPERANDS({"SCROLL", 1, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_WRITE, "write the inventory instead of comparing"},
                     {OPT_NAMESPACE, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_audit},
+     NULL, 0, cmd_audit, NULL},
     {"audit cuda", "author", "audit a scroll's pixi solve for its CUDA ABI",
      "Audits the solve of one scroll for its CUDA ABI (docs/format-v3.md 19):\n"
      "pixi.toml (platforms, [system-requirements] cuda, the cuda-version pin)\n"
@@ -442,6 +442,6 @@ const sc_cli_command sc_cli_audit_commands[] = {
      "2 for a usage error.\n",
      SC_CLI_OPERANDS({"SCROLL", 1, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_JSON, NULL}),
-     NULL, 0, cmd_audit},
+     NULL, 0, cmd_audit, NULL},
     SC_CLI_END,
 };

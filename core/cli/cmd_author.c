@@ -21,6 +21,8 @@
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+#include "scrollcase/file.h"
+#include "scrollcase/requirements.h"
 #include "scrollcase/scroll_edit.h"
 
 static int report(sc_error *err)
@@ -55,6 +57,8 @@ static int cmd_init(sc_cli_args *a)
         return sc_cli_usage_error("init takes no argument (%s); pass the authoring values to "
                                   "scrollcase new scroll",
                                   a->positional[0]);
+    if (sc_cli_has(a, OPT_EXAMPLE) && sc_cli_has(a, OPT_NO_EXAMPLE))
+        return sc_cli_usage_error("%s", "--example and --no-example contradict each other");
     sc_error err;
     sc_workspace ws;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
@@ -96,6 +100,8 @@ static int cmd_new(sc_cli_args *a)
     o.box_id = sc_cli_value(a, OPT_BOX_ID);
     o.target_id = sc_cli_value(a, OPT_TARGET);
     o.model_id = sc_cli_value(a, OPT_MODEL_ID);
+    o.runtime_id = sc_cli_value(a, OPT_RUNTIME_ID);
+    o.scroll_version = sc_cli_value(a, OPT_SCROLL_VERSION);
     o.version = sc_cli_value(a, OPT_VERSION_ARG);
     o.source_revision = sc_cli_value(a, OPT_SOURCE_REVISION);
     o.python_version = sc_cli_value(a, OPT_PYTHON_VERSION);
@@ -296,8 +302,102 @@ static int cmd_refresh(sc_cli_args *a)
     return finish(status);
 }
 
+/*
+ * add dep BOX --from-requirements FILE [NAME]: every dependency of a pip
+ * requirements.txt (requirements.h), renames and skips reported on stderr.
+ * Names and specifiers are checked while reading, before the first
+ * pixi.toml changes; each dependency is then one staged, re-validated add.
+ */
+static int add_requirements(sc_cli_args *a)
+{
+    const char *file = sc_cli_value(a, OPT_FROM_REQUIREMENTS);
+    const char *box = a->positional[1];
+    sc_error err;
+    char *text = NULL;
+    size_t len = 0;
+    if (sc_file_read(file, &text, &len, NULL, &err) != SC_OK)
+        return report(&err);
+    sc_requirements req;
+    sc_code c = sc_requirements_parse(text, len, &req, &err);
+    free(text);
+    if (c != SC_OK)
+        return report(&err);
+    for (size_t i = 0; i < req.ndeps; i++)
+        if (req.deps[i].from != NULL)
+            fprintf(stderr, "scrollcase: %s is %s on conda-forge\n", req.deps[i].from,
+                    req.deps[i].name);
+    for (size_t i = 0; i < req.nskipped; i++)
+        fprintf(stderr, "scrollcase: skipped %s: %s\n", req.skipped[i].line, req.skipped[i].reason);
+    const char *one = a->npositional > 2 ? a->positional[2] : NULL;
+    if (req.ndeps == 0 && one == NULL) {
+        sc_requirements_free(&req);
+        sc_error_set(&err, SC_E_USAGE, file, "%s names no dependency conda-forge can take", file);
+        return report(&err);
+    }
+    sc_workspace ws;
+    sc_author_ctx ctx;
+    if (ctx_for(a, &ws, &ctx, &err) != SC_OK) {
+        sc_requirements_free(&req);
+        return report(&err);
+    }
+    sc_json *deps = sc_cli_json() ? sc_json_new_array() : NULL;
+    for (size_t i = 0; c == SC_OK && i <= req.ndeps; i++) {
+        const char *name = i < req.ndeps ? req.deps[i].name : one;
+        const char *spec = i < req.ndeps ? req.deps[i].spec : sc_cli_value(a, OPT_VERSION_ARG);
+        if (name == NULL)
+            continue;
+        c = sc_author_add(&ctx, SC_AUTHOR_DEP, box, name, NULL, spec, &err);
+        if (c == SC_OK && deps == NULL)
+            printf("added dep %s = \"%s\": box %s updated\n", name, spec ? spec : "*", box);
+        if (c == SC_OK && deps != NULL) {
+            sc_json *o = sc_json_new_object();
+            if (o == NULL || sc_json_object_append(o, "name", sc_json_new_string(name)) ||
+                sc_json_object_append(o, "spec", sc_json_new_string(spec ? spec : "*")) ||
+                sc_json_array_append(deps, o) != 0) {
+                sc_json_free(o);
+                c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            }
+        }
+    }
+    sc_workspace_free(&ws);
+    int rc;
+    if (c != SC_OK) {
+        sc_json_free(deps);
+        rc = report(&err);
+    } else if (deps != NULL) {
+        sc_json *o = sc_json_new_object(), *skipped = sc_json_new_array();
+        int bad = o == NULL || skipped == NULL;
+        for (size_t i = 0; !bad && i < req.nskipped; i++) {
+            sc_json *k = sc_json_new_object();
+            bad |= k == NULL || sc_json_object_append(k, "line", sc_json_new_string(req.skipped[i].line)) ||
+                   sc_json_object_append(k, "reason", sc_json_new_string(req.skipped[i].reason)) ||
+                   sc_json_array_append(skipped, k);
+        }
+        bad |= o == NULL || sc_json_object_append(o, "action", sc_json_new_string("added")) ||
+               sc_json_object_append(o, "kind", sc_json_new_string("dep")) ||
+               sc_json_object_append(o, "boxId", sc_json_new_string(box)) ||
+               sc_json_object_append(o, "value", sc_json_new_string(file)) ||
+               sc_json_object_append(o, "dependencies", deps) ||
+               sc_json_object_append(o, "skipped", skipped);
+        if (bad) {
+            sc_json_free(o);
+            o = NULL;
+        }
+        rc = sc_cli_print_json(o);
+    } else {
+        rc = 0;
+    }
+    sc_requirements_free(&req);
+    return finish(rc);
+}
+
 static int cmd_add(sc_cli_args *a)
 {
+    if (sc_cli_has(a, OPT_FROM_REQUIREMENTS)) {
+        if (strcmp(a->positional[0], "dep") != 0)
+            return sc_cli_usage_error("%s", "--from-requirements goes with add dep");
+        return add_requirements(a);
+    }
     return cmd_add_remove(a, 1);
 }
 
@@ -334,8 +434,8 @@ const sc_cli_command sc_cli_author_commands[] = {
      "(pixi, conda-pack) is installed; `scrollcase doctor` says what is missing.\n",
      NULL,
      SC_CLI_OPTIONS({OPT_EXAMPLE, NULL}, {OPT_PIXI_VERSION, "the starter scroll's pixi pin"},
-                    {OPT_JSON, NULL}),
-     NULL, 0, cmd_init},
+                    {OPT_NO_EXAMPLE, NULL}, {OPT_NO_INSTALL_TOOLCHAIN, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_init, NULL},
     {"new scroll", "author", "write a new minimal scroll and pixi.toml",
      "Writes <scrolls>/<boxId>/<targetId>/scroll.json (a minimal schema-v3 scroll:\n"
      "boxId, modelId (default boxId), runtimeId (<boxId>-runtime), version\n"
@@ -348,53 +448,60 @@ const sc_cli_command sc_cli_author_commands[] = {
      "(--box-id, --target and --source-revision are required).\n",
      NULL,
      SC_CLI_OPTIONS({OPT_BOX_ID, NULL}, {OPT_TARGET, NULL}, {OPT_SOURCE_REVISION, NULL},
-                    {OPT_MODEL_ID, NULL}, {OPT_VERSION_ARG, "the box version (default 1.0.0)"},
+                    {OPT_MODEL_ID, NULL}, {OPT_RUNTIME_ID, NULL}, {OPT_SCROLL_VERSION, NULL},
+                    {OPT_VERSION_ARG, "the box version (default 1.0.0)"},
                     {OPT_PYTHON_VERSION, NULL}, {OPT_PIXI_VERSION, NULL}, {OPT_EXECUTION, NULL},
                     {OPT_SCRIPT, NULL}, {OPT_MODULE, NULL}, {OPT_ASSET_BASE_URL, NULL},
                     {OPT_WEIGHTS, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_new},
+     NULL, 0, cmd_new, NULL},
     {"add file", "author", "add a project file to a box (localFiles, selfTest.files)",
      "Adds a regular, non-link project file: a localFiles entry {sourcePath,\n"
      "relativePath, sha256} and a selfTest.files entry.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"PATH", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_add},
+     NULL, 0, cmd_add, NULL},
     {"add asset", "author", "add a downloaded asset to a box",
      "Downloads URL once to pin sizeBytes and sha256; the path defaults to\n"
      "<modelCacheSubdir>/<last URL segment>.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"URL", 1, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_add},
+     NULL, 0, cmd_add, NULL},
     {"add env", "author", "set an environment member of a box",
      "Sets NAME to VALUE in the scroll's environment (replaced if present).\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"NAME=VALUE", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_add},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_add, NULL},
     {"add import", "author", "add a module the self-test imports",
      "Adds MODULE (a dotted name) to selfTest.imports.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"MODULE", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_add},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_add, NULL},
     {"add dep", "author", "add a conda dependency to a box's pixi.toml",
      "Sets NAME = \"SPEC\" (default \"*\") in [dependencies] of each chosen\n"
-     "target's pixi.toml.\n\n" ADD_TARGET_TEXT,
-     SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
+     "target's pixi.toml.  --from-requirements FILE adds every requirement of a\n"
+     "pip requirements.txt instead (NAME, if given, as well): names lowercased,\n"
+     "known PyPI names turned into conda-forge's (torch is pytorch, ...), version\n"
+     "specifiers kept, markers dropped; pip options, URLs, extras and names\n"
+     "conda cannot take are reported on stderr and skipped.  NAME or\n"
+     "--from-requirements is required.\n\n" ADD_TARGET_TEXT,
+     SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 0, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_VERSION_ARG, "the version spec (default *)"},
+                    {OPT_FROM_REQUIREMENTS, "add every dependency of a pip requirements.txt"},
                     {OPT_JSON, NULL}),
-     NULL, 0, cmd_add},
+     NULL, 0, cmd_add, NULL},
     {"remove file", "author", "remove a project file from a box",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"PATH", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove, NULL},
     {"remove asset", "author", "remove an asset from a box",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"PATH|URL", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove, NULL},
     {"remove env", "author", "remove an environment member of a box",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove, NULL},
     {"remove import", "author", "remove a module the self-test imports",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"MODULE", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove, NULL},
     {"remove dep", "author", "remove a conda dependency from a box's pixi.toml",
      remove_description, SC_CLI_OPERANDS(BOX_OPERAND, {"NAME", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove},
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_JSON, NULL}), NULL, 0, cmd_remove, NULL},
     {"edit scroll", "author", "set one field of a box's scroll(s)",
      "Sets one top-level field of the chosen scroll file(s) (see `help add` for\n"
      "--target); VALUE is trimmed, weights takes embed or on-demand.  The box is\n"
@@ -402,7 +509,7 @@ const sc_cli_command sc_cli_author_commands[] = {
      SC_CLI_OPERANDS(BOX_OPERAND),
      SC_CLI_OPTIONS({OPT_FIELD, NULL}, {OPT_VALUE, NULL}, {OPT_TARGET, TARGET_HELP},
                     {OPT_JSON, NULL}),
-     NULL, 0, cmd_edit},
+     NULL, 0, cmd_edit, NULL},
     {"refresh", "author", "re-pin local files (and assets) that changed",
      "Hashes again every localFiles entry of the box that declares sha256.  Drift is\n"
      "reported and exits 1 with local-file-mismatch, unless --repin rewrites the pins\n"
@@ -412,6 +519,6 @@ const sc_cli_command sc_cli_author_commands[] = {
      "repinned with --repin.  --json prints {localFiles: [...], assets: [...]}.\n",
      SC_CLI_OPERANDS(BOX_OPERAND),
      SC_CLI_OPTIONS({OPT_REPIN, NULL}, {OPT_CHECK_ASSETS, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_refresh},
+     NULL, 0, cmd_refresh, NULL},
     SC_CLI_END,
 };

@@ -22,16 +22,45 @@
 
 #include "scrollcase/audit.h"
 #include "scrollcase/box.h"
+#include "scrollcase/config.h"
 #include "scrollcase/envelope.h"
 #include "scrollcase/environment.h"
 #include "scrollcase/error.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
+#include "scrollcase/keys.h"
 #include "scrollcase/path.h"
 #include "scrollcase/run.h"
 #include "scrollcase/trust.h"
 
 extern char **environ;
+
+/*
+ * verify and run without --trust: the workspace's own public key
+ * (<keys>/signing-public.json), as upstream does.  0, or the exit status
+ * with the error printed.
+ */
+static int default_trust(sc_cli_args *a)
+{
+    static char path[4096];
+    if (a->trust != NULL)
+        return 0;
+    sc_workspace ws;
+    sc_error err;
+    sc_key_paths kp = {NULL, NULL};
+    sc_code c = sc_workspace_resolve(&a->ws, &ws, &err);
+    if (c == SC_OK) {
+        c = sc_key_paths_in(ws.paths[SC_WS_KEYS], &kp, &err);
+        sc_workspace_free(&ws);
+    }
+    if (c == SC_OK && snprintf(path, sizeof path, "%s", kp.public_path) >= (int)sizeof path)
+        c = sc_error_set(&err, SC_E_USAGE, NULL, "the keys directory's path is too long: pass --trust");
+    sc_key_paths_free(&kp);
+    if (c != SC_OK)
+        return sc_cli_report(&err);
+    a->trust = path;
+    return 0;
+}
 
 /* ---- shared steps ---------------------------------------------------------------- */
 
@@ -198,8 +227,9 @@ static int cmd_verify(sc_cli_args *a)
 {
     if (a->npositional != 1)
         return sc_cli_usage_error("%s", "verify takes one RELEASE");
-    if (a->trust == NULL)
-        return sc_cli_usage_error("%s", "verify needs --trust TRUSTFILE");
+    int trc = default_trust(a);
+    if (trc != 0)
+        return trc;
     const char *extracted = sc_cli_value(a, OPT_EXTRACTED);
     if (extracted != NULL && ((sc_cli_has(a, OPT_ARCHIVE) || sc_cli_has(a, OPT_SELF_TEST))))
         return sc_cli_usage_error("%s", "--extracted checks a tree: not with --archive or --self-test");
@@ -295,7 +325,7 @@ static int cmd_verify(sc_cli_args *a)
         out = sc_json_new_object();
         if (out != NULL) {
             sc_json_object_append(out, "status", sc_json_new_string("verified"));
-            sc_json_object_append(out, "archive", sc_json_new_string(archive));
+            sc_json_object_append(out, "archivePath", sc_json_new_string(archive));
             sc_json_object_append(out, "boxId", sc_json_new_string(rep.box_id));
             sc_json_object_append(out, "version", sc_json_new_string(rep.version));
             sc_json_object_append(out, "targetId", sc_json_new_string(rep.target_id));
@@ -427,8 +457,9 @@ static int cmd_run(sc_cli_args *a)
 {
     if (a->npositional != 1)
         return sc_cli_usage_error("%s", "run takes one RELEASE (arguments for the box go after --)");
-    if (a->trust == NULL)
-        return sc_cli_usage_error("%s", "run needs --trust TRUSTFILE");
+    int trc = default_trust(a);
+    if (trc != 0)
+        return trc;
     const char *prepared = sc_cli_value(a, OPT_PREPARED);
     if (prepared != NULL && ((sc_cli_has(a, OPT_ARCHIVE) || sc_cli_has(a, OPT_TMPDIR))))
         return sc_cli_usage_error("%s", "--prepared runs a prepared box: not with --archive or --temporary-directory");
@@ -591,10 +622,10 @@ const sc_cli_command sc_cli_box_commands[] = {
      "an archive into a private directory first); findings of error severity\n"
      "fail with audit-failed.  Prints \"ok ...\"; --json prints an object.\n",
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
-     SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_EXTRACTED, NULL},
+     SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"}, {OPT_ARCHIVE, NULL}, {OPT_EXTRACTED, NULL},
                     {OPT_REVOCATIONS, NULL}, {OPT_SELF_TEST, NULL}, {OPT_TMPDIR, NULL},
                     {OPT_AUDIT, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_verify},
+     NULL, 0, cmd_verify, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"prepare", "consumer", "verify and extract a box to a new directory",
      "Verifies the archive as `verify` does and extracts it to DEST, which must\n"
      "not exist (existing-destination).  The tree is built in a stage directory\n"
@@ -605,7 +636,7 @@ const sc_cli_command sc_cli_box_commands[] = {
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}, {"DEST", 1, 0, SC_COMPLETE_DIRECTORY}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_REVOCATIONS, NULL},
                     {OPT_JSON, NULL}),
-     NULL, 0, cmd_prepare},
+     NULL, 0, cmd_prepare, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"attach", "consumer", "adopt an already-extracted box",
      "Adopts an already-extracted tree DIR (docs/format-v3.md 16.3): DIR is a\n"
      "real directory, the release verifies, the host is native for its target,\n"
@@ -616,7 +647,7 @@ const sc_cli_command sc_cli_box_commands[] = {
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}, {"DIR", 1, 0, SC_COMPLETE_DIRECTORY}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_REVOCATIONS, NULL}, {OPT_ENV_REPORT, NULL},
                     {OPT_ENV_VALUES, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_attach},
+     NULL, 0, cmd_attach, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"run", "consumer", "run a box's declared execution",
      "Runs the box's declared execution (docs/format-v3.md 16.6) with ARGS after\n"
      "its default arguments.  With --prepared DIR, the box prepared there;\n"
@@ -626,10 +657,10 @@ const sc_cli_command sc_cli_box_commands[] = {
      "Exits with the program's status; if the program was killed by a signal,\n"
      "the command ends by the same signal.\n",
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
-     SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_PREPARED, NULL},
+     SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"}, {OPT_ARCHIVE, NULL}, {OPT_PREPARED, NULL},
                     {OPT_ENV, NULL}, {OPT_ENV_REPORT, NULL}, {OPT_ENV_VALUES, NULL},
                     {OPT_TMPDIR, NULL}, {OPT_REVOCATIONS, NULL},
                     {OPT_JSON, "print the outcome as one JSON document (the box's stdout goes to stderr)"}),
-     "ARGS", 0, cmd_run},
+     "ARGS", 0, cmd_run, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     SC_CLI_END,
 };

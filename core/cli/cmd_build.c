@@ -12,6 +12,7 @@
 #include "commands.h"
 
 #include "args.h"
+#include "progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,7 @@
 
 static void print_progress(void *ctx, const char *step, const char *detail)
 {
-    (void)ctx;
-    fprintf(stderr, "scrollcase: %s%s%s\n", step, detail[0] ? ": " : "", detail);
+    sc_cli_progress_step(ctx, step, detail);
 }
 
 /* The references REF and --target select (sorted), into *refs. */
@@ -74,11 +74,11 @@ static sc_json *result_json(const sc_build_result *r)
              {"targetId", r->target_id},
              {"channel", r->channel},
              {"weights", r->weights},
-             {"archive", r->archive_path},
+             {"archivePath", r->archive_path},
              {"archiveSha256", r->archive_sha256},
-             {"release", r->release_path},
+             {"releasePath", r->release_path},
              {"releaseSha256", r->release_sha256},
-             {"channelFile", r->channel_path},
+             {"channelPath", r->channel_path},
              {"payloadDigest", r->payload_sha256},
              {"builderRevision", r->builder_revision},
              {"builtAt", r->built_at}};
@@ -95,6 +95,8 @@ static sc_json *result_json(const sc_build_result *r)
     }
     return o;
 }
+
+static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown);
 
 static int cmd_build(sc_cli_args *a)
 {
@@ -116,6 +118,20 @@ static int cmd_build(sc_cli_args *a)
         return sc_cli_usage_error("%s", "--public-key goes with --signer-command");
     if (a->signer != NULL && a->key_id != NULL)
         return sc_cli_usage_error("%s", "--key-id is for local keys, not with --signer-command");
+    sc_cli_progress shown;
+    int prc = sc_cli_progress_open(&shown, a);
+    if (prc != 0)
+        return prc;
+    prc = build_with(a, &shown);
+    sc_cli_progress_close(&shown);
+    return prc;
+}
+
+static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
+{
+    const char *comp = sc_cli_value(a, OPT_COMPRESSION);
+    const char *jobs_text = sc_cli_value(a, OPT_JOBS); /* checked by cmd_build */
+    unsigned long jobs = jobs_text != NULL ? strtoul(jobs_text, NULL, 10) : 0;
     sc_error err;
     sc_workspace ws;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
@@ -150,6 +166,9 @@ static int cmd_build(sc_cli_args *a)
         o.jobs = (unsigned)jobs;
         o.offline = sc_cli_has(a, OPT_OFFLINE) != 0;
         o.progress = print_progress;
+        o.progress_ctx = progress_shown;
+        o.transfer = sc_cli_progress_event;
+        o.transfer_ctx = progress_shown;
         sc_build_result r;
         if (sc_build(&o, &r, &err) != SC_OK) {
             rc = sc_cli_report(&err);
@@ -218,7 +237,7 @@ const sc_cli_command sc_cli_build_commands[] = {
                     {OPT_CONDA_PACK, NULL}, {OPT_KEY_ID, "refuse unless the key pair is this keyId"},
                     {OPT_SIGNER, NULL}, {OPT_PUBLIC_KEY, NULL}, {OPT_COMPRESSION, NULL},
                     {OPT_JOBS, NULL}, {OPT_OFFLINE, NULL}, {OPT_NO_CUDA_AUDIT, NULL},
-                    {OPT_JSON, NULL}),
-     NULL, 0, cmd_build},
+                    {OPT_JSON, NULL}, {OPT_QUIET, NULL}, {OPT_PROGRESS_FD, NULL}),
+     NULL, 0, cmd_build, NULL},
     SC_CLI_END,
 };

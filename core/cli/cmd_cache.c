@@ -80,12 +80,12 @@ const sc_cli_command sc_cli_cache_commands[] = {
      "every file named by a SHA-256 with its size, partial downloads (.part,\n"
      "resumed by the next build) marked.  Nothing is hashed or changed.\n"
      "--json prints one document (docs/schema/cli/cache-ls.schema.json).\n",
-     NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_cache_ls},
+     NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_cache_ls, NULL},
     {"cache gc", "publisher", "remove what the asset cache cannot use",
      "Removes from the asset cache the partial downloads (.part), every entry\n"
      "whose bytes no longer hash to its name (each is hashed), and anything\n"
      "else that is not an entry.  Entries that verify are kept.  --json prints\n"
      "one document (docs/schema/cli/cache-gc.schema.json).\n",
-     NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_cache_gc},
+     NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_cache_gc, NULL},
     SC_CLI_END,
 };

@@ -73,8 +73,8 @@ static int cmd_keygen(sc_cli_args *a)
         return sc_cli_report(&err);
     int rc = 0;
     if (sc_cli_has(a, OPT_JSON)) {
-        const char *pairs[] = {"keyId", k.key_id, "privateKey", kp.private_path,
-                               "publicKey", kp.public_path, NULL};
+        const char *pairs[] = {"keyId", k.key_id, "privateKeyPath", kp.private_path,
+                               "publicKeyPath", kp.public_path, NULL};
         rc = sc_cli_print_json(object_of(pairs));
     } else {
         printf("created signing key %s\n  private key: %s\n  public key:  %s\n", k.key_id,
@@ -161,7 +161,7 @@ static int cmd_sign(sc_cli_args *a)
     if (c != SC_OK)
         rc = sc_cli_report(&err);
     else if (sc_cli_has(a, OPT_JSON)) {
-        const char *pairs[] = {"kind", info.kind, "identity", info.identity, "output", out,
+        const char *pairs[] = {"kind", info.kind, "identity", info.identity, "outputPath", out,
                                NULL};
         rc = sc_cli_print_json(object_of(pairs));
     } else {
@@ -275,7 +275,7 @@ const sc_cli_command sc_cli_documents_commands[] = {
      NULL,
      SC_CLI_OPTIONS({OPT_KEY_ID, "the keyId to record (default: derived from the key)"},
                     {OPT_FORCE, "replace an existing key pair"}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_keygen},
+     NULL, 0, cmd_keygen, NULL},
     {"sign", "publisher", "sign a manifest into a v3 envelope",
      "Checks the manifest FILE (any kind: release, channel, revocations, licence\n"
      "inventory), writes it once with the deterministic writer, and signs those\n"
@@ -294,7 +294,7 @@ const sc_cli_command sc_cli_documents_commands[] = {
                     {OPT_SIGNER, NULL},
                     {OPT_PUBLIC_KEY, "the signer's public key (default: the keys directory's)"},
                     {OPT_JSON, NULL}),
-     NULL, 0, cmd_sign},
+     NULL, 0, cmd_sign, NULL},
     {"verify-document", "consumer", "verify a signed document",
      "Verifies a signed document (docs/format-v3.md 9.2): the trust file, the\n"
      "envelope, the payload hash, a signature by a trusted key (strict Ed25519),\n"
@@ -304,7 +304,7 @@ const sc_cli_command sc_cli_documents_commands[] = {
      "{\"ok\": false, code, message}.  Exit 1 when it does not verify.\n",
      SC_CLI_OPERANDS({"FILE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_EXPECT, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_verify},
+     NULL, 0, cmd_verify, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"channel resolve", "consumer", "the release a signed channel serves this install",
      "Verifies the signed channel document CHANNEL against TRUSTFILE (9.2), then\n"
      "picks the release this install is served (docs/format-v3.md 12): the\n"
@@ -315,6 +315,6 @@ const sc_cli_command sc_cli_documents_commands[] = {
      "version, releaseManifestUrl}.  None served: no-release-for-cohort.\n",
      SC_CLI_OPERANDS({"CHANNEL", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_INSTALL_ID, NULL}, {OPT_TRUST, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_channel},
+     NULL, 0, cmd_channel, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     SC_CLI_END,
 };

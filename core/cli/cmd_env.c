@@ -125,7 +125,7 @@ static int cmd_lock(sc_cli_args *a)
         char *lock = sc_path_join(dir, "pixi.lock");
         sc_json *o = sc_json_new_object();
         if (o != NULL && (lock == NULL ||
-                          sc_json_object_append(o, "lockFile", sc_json_new_string(lock)) != 0)) {
+                          sc_json_object_append(o, "lockPath", sc_json_new_string(lock)) != 0)) {
             sc_json_free(o);
             o = NULL;
         }
@@ -579,7 +579,7 @@ const sc_cli_command sc_cli_env_commands[] = {
      SC_CLI_OPTIONS({OPT_SCROLL, NULL}, {OPT_TARGET, NULL}, {OPT_PIXI, NULL},
                     {OPT_CONDA_PACK, NULL}, {OPT_PIXI_VERSION, "the pixi version to expect"},
                     {OPT_JSON, NULL}),
-     NULL, 0, cmd_doctor},
+     NULL, 0, cmd_doctor, NULL},
     {"lock", "author", "re-lock a scroll with the pixi it pins",
      "Re-solves one scroll's dependencies: runs `pixi lock --manifest-path\n"
      "<scrollDir>/pixi.toml` with the pixi the scroll pins (pixiVersion; found\n"
@@ -590,6 +590,6 @@ const sc_cli_command sc_cli_env_commands[] = {
      "invalid-scroll or invalid-pixi-toml; 2 for a usage error.\n",
      SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_PIXI, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_lock},
+     NULL, 0, cmd_lock, NULL},
     SC_CLI_END,
 };

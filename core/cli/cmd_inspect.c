@@ -353,7 +353,7 @@ const sc_cli_command sc_cli_inspect_commands[] = {
      SC_CLI_OPERANDS({"RELEASE|ARCHIVE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TRUST, "the trust file a RELEASE must verify against (required for a release)"},
                     {OPT_ARCHIVE, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_inspect},
+     NULL, 0, cmd_inspect, NULL},
     {"diff", "consumer", "compare two releases or two box archives",
      "Compares A and B, two signed releases (both verified against --trust, each\n"
      "with the archive beside it) or two archives: identity (box, model,\n"
@@ -366,6 +366,6 @@ const sc_cli_command sc_cli_inspect_commands[] = {
      SC_CLI_OPERANDS({"A", 1, 0, SC_COMPLETE_FILE}, {"B", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TRUST, "the trust file both releases must verify against"},
                     {OPT_JSON, NULL}),
-     NULL, 0, cmd_diff},
+     NULL, 0, cmd_diff, NULL},
     SC_CLI_END,
 };

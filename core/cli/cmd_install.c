@@ -102,6 +102,6 @@ const sc_cli_command sc_cli_install_commands[] = {
      SC_CLI_OPERANDS({"URL", 1, 0, SC_COMPLETE_NONE}, {"DEST", 1, 0, SC_COMPLETE_DIRECTORY}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_INSTALL_ID, "this install's id (a channel's cohort selection)"},
                     {OPT_TMPDIR, NULL}, {OPT_JSON, NULL}),
-     NULL, 0, cmd_install},
+     NULL, 0, cmd_install, NULL},
     SC_CLI_END,
 };

@@ -237,7 +237,7 @@ const sc_cli_command sc_cli_parity_commands[] = {
      SC_CLI_OPERANDS({"REFERENCE", 1, 0, SC_COMPLETE_FILE}, {"CANDIDATE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_ABSOLUTE, NULL}, {OPT_RELATIVE, NULL}, {OPT_MIN_COSINE, NULL},
                     {OPT_JSON, NULL}),
-     NULL, 0, cmd_parity},
+     NULL, 0, cmd_parity, NULL},
     {"gpu probe", "host", "this host's NVIDIA driver and GPUs",
      "Reports this host's NVIDIA facts without linking the driver: it dlopens\n"
      "libcuda.so.1 and libnvidia-ml.so.1 (or the files named by the environment\n"
@@ -247,7 +247,7 @@ const sc_cli_command sc_cli_parity_commands[] = {
      "(docs/format-v3.md 18.1) whatever the answer.  A host without a usable GPU\n"
      "exits 1 with accelerator-unavailable and the reason (no-driver, no-device,\n"
      "init-failed, query-failed, symbol-missing).\n",
-     NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_gpu},
+     NULL, SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0, cmd_gpu, NULL},
     {"compat", "consumer", "can this host run the release? (exit 0/2/3/1)",
      "Verifies the signed release RELEASE against TRUSTFILE (docs/format-v3.md\n"
      "9.2), then evaluates its target and compatibility constraints against this\n"
@@ -264,6 +264,6 @@ const sc_cli_command sc_cli_parity_commands[] = {
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_HOST_APP_VERSION, NULL}, {OPT_HOST_FACTS, NULL},
                     {OPT_JSON, NULL}),
-     NULL, COMPAT_UNUSABLE, cmd_compat},
+     NULL, COMPAT_UNUSABLE, cmd_compat, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     SC_CLI_END,
 };

@@ -239,13 +239,13 @@ const sc_cli_command sc_cli_main_commands[] = {
      "object {\"scrolls\": [...]} holding each effective scroll (or its error).\n"
      "Exit 1 when any scroll fails.\n",
      SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}), SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0,
-     cmd_scroll},
+     cmd_scroll, NULL},
     {"target-id", "host", "the id (and derived facts) of a target object",
      "Reads a target object ({platform, arch, accelerator[, cudaVersion]}) and\n"
      "prints its target id; with --json, the id and every fact derived from the\n"
      "target (conda subdir, entry point, validation environment, ...).\n",
      SC_CLI_OPERANDS({"FILE", 1, 0, SC_COMPLETE_FILE}), SC_CLI_OPTIONS({OPT_JSON, NULL}), NULL, 0,
-     cmd_target_id},
+     cmd_target_id, NULL},
     {"migrate", "author", "rewrite v2 scrolls as v3, atomically",
      "Rewrites the schema-v2 scrolls REF names as v3 (schemaVersion and $schema;\n"
      "nothing else changes).  A scroll with a base is migrated with its base and\n"
@@ -254,7 +254,7 @@ const sc_cli_command sc_cli_main_commands[] = {
      "lockSha256).  Every result must pass v3 validation or nothing is written\n"
      "(migrate-refused).  --dry-run checks without writing.\n",
      SC_CLI_OPERANDS({"REF", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_DRY_RUN, NULL}, {OPT_JSON, NULL}), NULL, 0, cmd_migrate},
+     SC_CLI_OPTIONS({OPT_DRY_RUN, NULL}, {OPT_JSON, NULL}), NULL, 0, cmd_migrate, NULL},
     {"help", "meta", "this text, a command's help, or the option table as JSON",
      "Prints the program's help, or the help of every command whose words start\n"
      "with COMMAND (`help audit` shows audit and audit cuda).\n"
@@ -265,7 +265,7 @@ const sc_cli_command sc_cli_main_commands[] = {
      "option given, values fit their choices, required operands are present.\n"
      "Nothing is run; exit 0 when they parse, 2 with the usage error otherwise.\n",
      SC_CLI_OPERANDS({"COMMAND", 0, 1, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_COMMANDS_JSON, NULL}, {OPT_PARSE_ONLY, NULL}), "WORDS", 0, cmd_help},
+     SC_CLI_OPTIONS({OPT_COMMANDS_JSON, NULL}, {OPT_PARSE_ONLY, NULL}), "WORDS", 0, cmd_help, NULL},
     SC_CLI_END,
 };
 
@@ -273,7 +273,8 @@ int main(int argc, char **argv)
 {
     /* A command: the children the library starts get our SIGINT/SIGTERM. */
     sc_process_set_signal_forwarding(1);
-    if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+    if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
+                      strcmp(argv[1], "-v") == 0)) { /* -v: upstream's spelling */
         printf("scrollcase %s (format schema v3, conformance protocol 1)\n", SC_VERSION);
         return 0;
     }

@@ -96,6 +96,9 @@ typedef struct build_ctx {
     sc_env_map host;
     sc_payload_list after; /* the payload collected after the gates (with CRCs) */
     sc_payload_list env_list; /* the copied prefix as hashed (paths under the venv) */
+    uint64_t asset_index, asset_count; /* the asset downloading, of how many */
+    const char *asset_rel;             /* its relativePath */
+    int asset_finished;                /* its last progress event was sent */
 } build_ctx;
 
 static void progress(const build_ctx *b, const char *step, const char *detail)
@@ -603,6 +606,17 @@ static sc_code step_environment(build_ctx *b, sc_error *err)
 static void download_progress(void *ctx, const char *what, uint64_t done, uint64_t total)
 {
     const build_ctx *b = ctx;
+    if (b->o->transfer != NULL) {
+        /* bytes and files; the last event once */
+        int finished = total > 0 && done == total;
+        if (finished && b->asset_finished)
+            return;
+        ((build_ctx *)ctx)->asset_finished = finished;
+        sc_progress_event e = {"download", b->asset_rel, done, total, b->asset_index,
+                               b->asset_count, finished};
+        b->o->transfer(b->o->transfer_ctx, &e);
+        return;
+    }
     if (done == 0 || (total > 0 && done == total)) {
         char line[64];
         snprintf(line, sizeof line, "%llu/%llu bytes", (unsigned long long)done,
@@ -649,6 +663,10 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
         *slash = '/';
         if (c == SC_OK) {
             progress(b, "download", rel);
+            b->asset_index = (uint64_t)i;
+            b->asset_count = (uint64_t)array_len(a);
+            b->asset_rel = rel;
+            b->asset_finished = 0;
             /* the cache first: a second build fetches nothing, a .part there resumes */
             c = sc_asset_cache_copy_to(cache, scroll_str(as, "url"), size,
                                        scroll_str(as, "sha256"), b->o->offline, &opt, dst, err);

@@ -445,6 +445,9 @@ static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
               (o->runtime_id == NULL && runtime == NULL);
     bad = bad || sc_json_object_append(d, "$schema", sc_json_new_string(SC_SCROLL_SCHEMA_ID));
     bad = bad || sc_json_object_append(d, "schemaVersion", sc_json_new_number(3));
+    if (o->scroll_version != NULL)
+        bad = bad || sc_json_object_append(d, "scrollVersion",
+                                           sc_json_new_string(o->scroll_version));
     bad = bad || sc_json_object_append(d, "boxId", sc_json_new_string(o->box_id));
     bad = bad || sc_json_object_append(d, "modelId",
                                        sc_json_new_string(o->model_id ? o->model_id : o->box_id));

@@ -64,6 +64,10 @@ static void register_all(void)
         register_gates_tests();
     if (register_author_tests)
         register_author_tests();
+    if (register_requirements_tests)
+        register_requirements_tests();
+    if (register_progress_tests)
+        register_progress_tests();
 }
 
 char *sc_test_tmpdir(void)

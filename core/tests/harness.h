@@ -36,6 +36,8 @@ void register_download_tests(void) __attribute__((weak));
 void register_envsource_tests(void) __attribute__((weak));
 void register_gates_tests(void) __attribute__((weak));
 void register_author_tests(void) __attribute__((weak));
+void register_requirements_tests(void) __attribute__((weak));
+void register_progress_tests(void) __attribute__((weak));
 
 /* A fresh empty directory under $TMPDIR for one test (caller frees). */
 char *sc_test_tmpdir(void);

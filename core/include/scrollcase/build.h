@@ -29,6 +29,7 @@
 #include "scrollcase/archive_write.h"
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
+#include "scrollcase/progress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,6 +69,9 @@ typedef struct sc_build_options {
     /* embedded assets come through the asset cache (asset_cache.h) */
     const char *asset_cache;       /* NULL: sc_asset_cache_dir */
     int offline;                   /* fetch nothing: an uncached asset is asset-not-cached */
+    /* bytes and files done of the total while assets download (may be NULL) */
+    sc_progress_fn transfer;
+    void *transfer_ctx;
 } sc_build_options;
 
 typedef struct sc_build_result {

@@ -60,6 +60,7 @@ typedef struct sc_new_scroll_options {
     const char *module;          /* with "module": a dotted name */
     const char *asset_base_url;  /* NULL: absent */
     const char *weights;         /* NULL: absent; "embed" or "on-demand" */
+    const char *scroll_version;  /* NULL: absent; else scrollVersion */
 } sc_new_scroll_options;
 
 /*

@@ -17,7 +17,9 @@ use_tmp_root # every check: nothing left in $tmproot
 for cmd in verify prepare attach run; do
     check "help-$cmd" 0 "$sc" "$cmd" --help
 done
-check verify-needs-trust 2 "$sc" verify "$tmp/none.json"
+# without --trust, verify uses the workspace's public key (upstream's default)
+check verify-default-trust 1 "$sc" --project-root "$tmp" verify "$tmp/none.json"
+expect_in verify-default-trust-file "$tmp/err" "$tmp/.scrollcase/keys/signing-public.json"
 
 # ---- build the box ---------------------------------------------------------
 # The interpreter stands in for Python: for -c it succeeds; for a script it

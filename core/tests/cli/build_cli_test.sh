@@ -85,7 +85,7 @@ expect nothing-published test ! -e "$ws/.scrollcase/dist"
 # ---- the build ---------------------------------------------------------------------
 check build 0 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" --json
 expect_in build-json "$tmp/out" '"builtAt": "2024-02-29T18:30:00Z"'
-expect_in build-progress "$tmp/err" "scrollcase: self-test"
+expect_in build-progress "$tmp/err" '{"event":"step","step":"self-test"'
 dist=$ws/.scrollcase/dist
 rel=$(ls "$dist"/boxes/hello-box/1.0.0/linux-x86_64-cpu/*.release.json)
 zip=$(ls "$dist"/boxes/hello-box/1.0.0/linux-x86_64-cpu/*.zip)

@@ -60,7 +60,7 @@ check help-word 0 "$sc" help audit
 expect_in help-word-audit "$tmp/out" "usage: scrollcase audit SCROLL"
 expect_in help-word-cuda "$tmp/out" "usage: scrollcase audit cuda SCROLL"
 check help-prefix 0 "$sc" add --help
-expect_in help-prefix-dep "$tmp/out" "usage: scrollcase add dep BOX NAME"
+expect_in help-prefix-dep "$tmp/out" "usage: scrollcase add dep BOX [NAME]"
 check help-unknown 2 "$sc" help frobnicate
 usage_shape help-unknown
 check help-short 0 "$sc" verify -h

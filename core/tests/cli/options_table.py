@@ -83,7 +83,8 @@ for c in table["commands"]:
                   rc == 2 and "error[usage]" in err and out2 == "", err)
     listed = {o["name"] for o in c["options"]}
     # three of the options other commands take (all of them: ~2000 runs)
-    for other in sorted(set(all_options) - listed)[:3]:
+    aliased = {a for o in c["options"] for a in o["aliases"]}
+    for other in sorted(set(all_options) - listed - aliased)[:3]:
         o = all_options[other]
         extra = [other] if o["argument"] is None else [other, value_for(o)]
         rc, out2, err = run("help", "--parse-only", "--", *line, *extra)

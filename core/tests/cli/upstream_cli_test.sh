@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# upstream_cli_test.sh SCROLLCASE SOURCE_DIR — upstream's (v2) spellings
+# that v3 accepts as aliases (docs/cli.md "Upstream's spellings"), the
+# default --trust of verify and run, and `add dep --from-requirements`.
+# Prints "N passed, N failed".
+set -u
+sc=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # check, expect, expect_in, expect_not_in
+
+# ---- spellings ------------------------------------------------------------------
+check version-v 0 "$sc" -v
+expect_in version-v-text "$tmp/out" "scrollcase "
+for cmd in "verify r" "prepare r d" "attach r d" "run r" "compat r" "verify-document r" \
+    "channel resolve c --install-id i"; do
+    # shellcheck disable=SC2086
+    check "public-key-is-trust $cmd" 0 "$sc" help --parse-only -- $cmd --public-key k.json
+done
+check public-key-is-still-signer 0 "$sc" help --parse-only -- sign f.json --signer-command s \
+    --public-key k.json
+check public-key-listed 0 "$sc" help verify
+expect_in public-key-listed-text "$tmp/out" "(also --public-key)"
+check execution-values 0 "$sc" help --parse-only -- new scroll --execution python-module
+check execution-library-only 0 "$sc" help --parse-only -- new scroll --execution library-only
+check execution-other 2 "$sc" help --parse-only -- new scroll --execution python-binary
+
+ws=$tmp/ws
+mkdir -p "$ws/app"
+cd "$ws" || exit 1
+echo 'print("hi")' >app/main.py
+check init-no-example 0 "$sc" init --no-example --no-install-toolchain
+expect init-no-example-none test ! -e "$ws/scrolls/example-box"
+check init-contradiction 2 "$sc" init --example --no-example
+T=linux-x86_64-cpu
+S=$ws/scrolls/demo/$T/scroll.json
+P=$ws/scrolls/demo/$T/pixi.toml
+check new-upstream 0 "$sc" new scroll --box-id demo --target $T --source-revision abc \
+    --execution python-script --script app/main.py --runtime-id cpython --scroll-version 2.1.0
+expect_in new-runtime-id "$S" '"runtimeId": "cpython"'
+expect_in new-scroll-version "$S" '"scrollVersion": "2.1.0"'
+expect_in new-execution "$S" '"kind": "python-script"'
+
+# ---- add dep --from-requirements ---------------------------------------------------
+cat >requirements.txt <<'REQ'
+# the app
+NumPy >= 1.24, < 2
+torch==2.3.1 ; python_version >= "3.10"
+uvicorn[standard]
+-r more.txt
+git+https://example.invalid/pkg.git
+REQ
+check from-requirements 0 "$sc" add dep demo --from-requirements requirements.txt
+expect_in req-numpy "$P" 'numpy = ">=1.24,<2"'
+expect_in req-torch "$P" 'pytorch = "==2.3.1"'
+expect_in req-uvicorn "$P" 'uvicorn = "*"'
+expect_not_in req-no-git "$P" 'git'
+expect_in req-renamed "$tmp/err" "torch is pytorch on conda-forge"
+expect_in req-skipped-option "$tmp/err" "skipped -r more.txt"
+expect_in req-skipped-url "$tmp/err" "skipped git+https://example.invalid/pkg.git"
+expect_in req-skipped-extras "$tmp/err" "skipped uvicorn[standard]"
+expect_in req-added "$tmp/out" 'added dep pytorch = "==2.3.1"'
+printf -- '-e .\n' >empty.txt
+check from-requirements-nothing 2 "$sc" add dep demo --from-requirements empty.txt
+expect_in from-requirements-nothing-says "$tmp/err" "names no dependency"
+check from-requirements-missing 1 "$sc" add dep demo --from-requirements none.txt
+expect_in from-requirements-missing-code "$tmp/err" "error[io-error]"
+check from-requirements-not-dep 2 "$sc" help --parse-only -- add env demo A=1 \
+    --from-requirements requirements.txt
+check dep-needs-name 2 "$sc" add dep demo
+
+# ---- --trust defaults to the workspace's public key in verify and run ---------------
+check verify-default-trust 1 "$sc" verify "$tmp/none.release.json"
+expect_in verify-default-trust-file "$tmp/err" "$ws/.scrollcase/keys/signing-public.json"
+check run-default-trust 1 "$sc" run "$tmp/none.release.json"
+expect_in run-default-trust-file "$tmp/err" "$ws/.scrollcase/keys/signing-public.json"
+check prepare-still-needs-trust 2 "$sc" prepare "$tmp/none.release.json" "$tmp/d"
+
+echo "$passed passed, $failed failed"
+((failed == 0))
