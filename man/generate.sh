@@ -14,14 +14,11 @@ if ! "$sc" help --commands-json >"$tmp/commands.json"; then
     echo "man/generate.sh: $sc help --commands-json failed" >&2
     exit 1
 fi
-# Until the runner prints its option table (issue 13), a sample of that
-# output stands in, with a warning.
-if ! "$conform" --options-json >"$tmp/conform.json" 2>"$tmp/err"; then
-    echo "man/generate.sh: warning: $conform --options-json failed; using man/tests/sample-conform.json" >&2
-    cp "$src/tests/sample-conform.json" "$tmp/conform.json"
+if ! "$conform" --options-json >"$tmp/conform.json"; then
+    echo "man/generate.sh: $conform --options-json failed" >&2
+    exit 1
 fi
 "$py" "$src/gen_docs.py" --commands "$tmp/commands.json" --conform "$tmp/conform.json" \
     --format-page "$src/scrollcase-format.5" --out "$tmp"
-rm -f "$tmp/err"
 rm -rf "$out"
 mv "$tmp" "$out"

@@ -71,6 +71,8 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
      "how archive entries are written"},
     {OPT_JOBS, "--jobs", NULL, "N", N, NULL, 0, NULL,
      "hashing and compression threads (default: every CPU this process may use)"},
+    {OPT_OFFLINE, "--offline", NULL, NULL, N, NULL, 0, NULL,
+     "fetch nothing: use only the asset cache (asset-not-cached otherwise)"},
     {OPT_PREPARED, "--prepared", NULL, "DIR", D, NULL, 0, NULL, "run the box prepared in DIR"},
     {OPT_ABSOLUTE, "--absolute", NULL, "X", N, NULL, 0, NULL, "bound on the maximum absolute error"},
     {OPT_RELATIVE, "--relative", NULL, "X", N, NULL, 0, NULL, "bound on the maximum relative error"},
@@ -165,7 +167,8 @@ const sc_cli_command *const *sc_cli_commands(size_t *n)
         const sc_cli_command *const groups[] = {
             sc_cli_main_commands,   sc_cli_author_commands, sc_cli_env_commands,
             sc_cli_audit_commands,  sc_cli_build_commands,  sc_cli_documents_commands,
-            sc_cli_box_commands,    sc_cli_parity_commands};
+            sc_cli_box_commands,    sc_cli_parity_commands, sc_cli_inspect_commands,
+            sc_cli_cache_commands, sc_cli_install_commands};
         for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
             for (const sc_cli_command *c = groups[g]; c->words != NULL; c++)
                 if (count < sizeof all / sizeof all[0])

@@ -64,6 +64,7 @@ typedef enum sc_cli_opt {
     OPT_TIMEOUT,
     OPT_COMPRESSION,
     OPT_JOBS,
+    OPT_OFFLINE,
     OPT_PREPARED,
     /* parity and hosts (17-18) */
     OPT_ABSOLUTE,

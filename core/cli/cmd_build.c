@@ -148,6 +148,7 @@ static int cmd_build(sc_cli_args *a)
         o.no_cuda_audit = (sc_cli_has(a, OPT_NO_CUDA_AUDIT)) != 0;
         o.compression = comp && strcmp(comp, "store") == 0 ? SC_ARCHIVE_STORE : SC_ARCHIVE_DEFLATE;
         o.jobs = (unsigned)jobs;
+        o.offline = sc_cli_has(a, OPT_OFFLINE) != 0;
         o.progress = print_progress;
         sc_build_result r;
         if (sc_build(&o, &r, &err) != SC_OK) {
@@ -203,14 +204,21 @@ const sc_cli_command sc_cli_build_commands[] = {
      "signer checked against --public-key (default: the keys directory's public\n"
      "file).  --compression store writes every entry stored (byte-identical\n"
      "across implementations).  --no-cuda-audit skips the CUDA ABI audit of a\n"
-     "CUDA target; the release records that it was opted out.\n",
+     "CUDA target; the release records that it was opted out.\n"
+     "\n"
+     "Embedded assets come through the asset cache ($SCROLLCASE_CACHE, else\n"
+     "~/.cache/scrollcase/assets, files named by their SHA-256): a cached asset\n"
+     "is copied from there, a missing one is downloaded into it first (a .part\n"
+     "left there by an interrupted build is resumed).  --offline fetches\n"
+     "nothing: an asset that is not cached is asset-not-cached.\n",
      SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_TARGET, "the target to build, or all"}, {OPT_CHANNEL, NULL},
                     {OPT_WEIGHTS, NULL}, {OPT_ASSET_BASE_URL, NULL}, {OPT_NAMESPACE, NULL},
                     {OPT_ALLOW_DIRTY, NULL}, {OPT_ENV_PREFIX, NULL}, {OPT_PIXI, NULL},
                     {OPT_CONDA_PACK, NULL}, {OPT_KEY_ID, "refuse unless the key pair is this keyId"},
                     {OPT_SIGNER, NULL}, {OPT_PUBLIC_KEY, NULL}, {OPT_COMPRESSION, NULL},
-                    {OPT_JOBS, NULL}, {OPT_NO_CUDA_AUDIT, NULL}, {OPT_JSON, NULL}),
+                    {OPT_JOBS, NULL}, {OPT_OFFLINE, NULL}, {OPT_NO_CUDA_AUDIT, NULL},
+                    {OPT_JSON, NULL}),
      NULL, 0, cmd_build},
     SC_CLI_END,
 };

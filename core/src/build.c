@@ -22,6 +22,8 @@
 
 #include "scrollcase/build.h"
 
+#include "scrollcase/asset_cache.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -622,25 +624,38 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
     opt.progress = download_progress;
     opt.ctx = b;
     sc_code c = SC_OK;
+    char *cache = NULL;
+    if (array_len(a) > 0) {
+        if (b->o->asset_cache != NULL)
+            cache = strdup(b->o->asset_cache);
+        else if ((c = sc_asset_cache_dir(&cache, err)) != SC_OK)
+            return c;
+        if (cache == NULL)
+            return OOM(err);
+    }
     for (size_t i = 0; c == SC_OK && i < array_len(a); i++) {
         const sc_json *as = sc_json_at(a, i);
         const char *rel = scroll_str(as, "relativePath");
         uint64_t size = 0;
         sc_json_uint53(sc_json_get(as, "sizeBytes"), &size);
         char *dst = sc_path_join(b->payload_dir, rel);
-        if (dst == NULL)
+        if (dst == NULL) {
+            free(cache);
             return OOM(err);
+        }
         char *slash = strrchr(dst, '/');
         *slash = '\0';
         c = mkdirs(dst, err);
         *slash = '/';
         if (c == SC_OK) {
             progress(b, "download", rel);
-            c = sc_download_verified(scroll_str(as, "url"), dst, size, scroll_str(as, "sha256"),
-                                     &opt, err);
+            /* the cache first: a second build fetches nothing, a .part there resumes */
+            c = sc_asset_cache_copy_to(cache, scroll_str(as, "url"), size,
+                                       scroll_str(as, "sha256"), b->o->offline, &opt, dst, err);
         }
         free(dst);
     }
+    free(cache);
     return c;
 }
 

@@ -392,9 +392,20 @@ static sc_code check_string(ctx *c, const sc_json *v, const char *field)
     return sc_check_type(&c->chk, v, SC_JSON_STRING, field);
 }
 
+/* A program argument: a string (possibly empty) without U+0000, which no
+ * argv entry can carry (5.2), so verify and prepare refuse it, not run. */
+static sc_code check_arg(ctx *c, const sc_json *v, const char *field)
+{
+    sc_code rc = check_string(c, v, field);
+    if (rc == SC_OK && memchr(v->string, '\0', v->length) != NULL)
+        rc = sc_check_fail(&c->chk, field,
+                           "%s holds U+0000, which no program argument can carry", field);
+    return rc;
+}
+
 static sc_code check_default_args(ctx *c, const sc_json *v, const char *field)
 {
-    return want_array(c, v, field, 0, check_string);
+    return want_array(c, v, field, 0, check_arg);
 }
 
 static sc_code check_execution_kind(ctx *c, const sc_json *v, const char *field)

@@ -647,6 +647,8 @@ static sc_code collect_one(void *ctx, const sc_walk_entry *we, int *skip, sc_err
             return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory collecting the payload");
         return add_entry(w, we->dirfd, name, st, rel, we->path_len);
     }
+    if (w->flags & SC_PAYLOAD_SKIP_SPECIAL)
+        return SC_OK;
     return sc_error_set(err, SC_E_SPECIAL_ENTRY, we->path,
                         "the payload holds a special entry (not a file, link or directory): %s",
                         we->path);

@@ -39,6 +39,7 @@
 #include "scrollcase/assets.h"
 #include "scrollcase/audit.h"
 #include "scrollcase/execution.h"
+#include "scrollcase/digest.h"
 #include "scrollcase/file.h"
 #include "scrollcase/payload.h"
 #include "scrollcase/process.h"
@@ -47,6 +48,9 @@
 extern char **environ;
 
 #define STAGE_PREFIX ".scrollcase-prepare-"
+/* Longest destination basename a stage name holds as it is (16.2 step 4):
+ * 20 + 200 + "-" + a pid of up to 10 digits + "-" + 6 = 238 <= NAME_MAX. */
+#define STAGE_BASE_MAX 200
 
 static sc_code oom(sc_error *err)
 {
@@ -415,6 +419,17 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
     if ((c = make_parents(parent, err)) != SC_OK ||
         (c = destination_absent(dest, err)) != SC_OK)
         goto done;
+    /* 16.2 step 4: the basename itself when at most STAGE_BASE_MAX bytes,
+     * else "sha256-" and the hex SHA-256 of its bytes, so that the stage
+     * name stays within NAME_MAX for any legal destination. */
+    char hashed[8 + 65];
+    if (strlen(base) > STAGE_BASE_MAX) {
+        char hex[65];
+        if ((c = sc_sha256_hex(base, strlen(base), hex, err)) != SC_OK)
+            goto done;
+        snprintf(hashed, sizeof hashed, "sha256-%s", hex);
+        base = hashed;
+    }
     remove_stale_stages(parent, base);
     size_t n = strlen(parent) + strlen(STAGE_PREFIX) + strlen(base) + 48;
     stage = malloc(n);
@@ -558,8 +573,8 @@ sc_code sc_box_attach(const sc_release *r, const char *root, const sc_env_map *h
     sc_code c = root_directory(abs, &first, err);
     if (c == SC_OK)
         c = sc_run_native_check(&r->target, err);
-    if (c == SC_OK)
-        c = sc_payload_collect(abs, 0, &list, err);
+    if (c == SC_OK) /* extra files are ignored (16.3), special ones too */
+        c = sc_payload_collect(abs, SC_PAYLOAD_SKIP_SPECIAL, &list, err);
     if (c == SC_OK && !has_in_list(&list, r->entry_point))
         c = sc_error_set(err, SC_E_ATTACH_MISSING_INTERPRETER, r->entry_point,
                          "the attached box is missing its entry point %s", r->entry_point);

@@ -10,6 +10,7 @@
  */
 #include "scrollcase/trust.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,21 +25,83 @@ void sc_trust_free(sc_trust *t)
     for (size_t i = 0; i < t->count; i++)
         free(t->keys[i].key_id);
     free(t->keys);
-    t->keys = NULL;
-    t->count = 0;
+    free(t->index);
+    memset(t, 0, sizeof *t);
+}
+
+static size_t key_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* The index slot of key_id: its own, or the empty one where it would go. */
+static size_t *index_slot(const sc_trust *t, const char *key_id, size_t key_id_len)
+{
+    size_t mask = t->index_cap - 1;
+    for (size_t i = key_hash(key_id, key_id_len) & mask;; i = (i + 1) & mask) {
+        size_t *s = &t->index[i];
+        if (*s == 0)
+            return s;
+        const sc_trusted_key *k = &t->keys[*s - 1];
+        if (k->key_id_len == key_id_len && memcmp(k->key_id, key_id, key_id_len) == 0)
+            return s;
+    }
 }
 
 const sc_trusted_key *sc_trust_find(const sc_trust *t, const char *key_id,
                                     size_t key_id_len)
 {
-    if (t == NULL || key_id == NULL)
+    if (t == NULL || key_id == NULL || t->count == 0)
         return NULL;
-    for (size_t i = 0; i < t->count; i++)
-        if (t->keys[i].key_id_len == key_id_len &&
-            memcmp(t->keys[i].key_id, key_id, key_id_len) == 0)
-            return &t->keys[i];
-    return NULL;
+    if (t->index_cap == 0) { /* a set filled by hand (keys and count only) */
+        for (size_t i = 0; i < t->count; i++)
+            if (t->keys[i].key_id_len == key_id_len &&
+                memcmp(t->keys[i].key_id, key_id, key_id_len) == 0)
+                return &t->keys[i];
+        return NULL;
+    }
+    const size_t *s = index_slot(t, key_id, key_id_len);
+    return *s ? &t->keys[*s - 1] : NULL;
 }
+
+/* Room for one more key, in keys and in an index at most half full. */
+static int grow(sc_trust *t)
+{
+    if (t->count == t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 8;
+        if (ncap > SIZE_MAX / sizeof *t->keys)
+            return -1;
+        sc_trusted_key *nk = realloc(t->keys, ncap * sizeof *nk);
+        if (nk == NULL)
+            return -1;
+        t->keys = nk;
+        t->cap = ncap;
+    }
+    if ((t->count + 1) * 2 > t->index_cap) {
+        size_t ncap = t->index_cap ? t->index_cap : 16;
+        while ((t->count + 1) * 2 > ncap)
+            ncap *= 2;
+        if (ncap > SIZE_MAX / sizeof *t->index)
+            return -1;
+        size_t *ni = calloc(ncap, sizeof *ni);
+        if (ni == NULL)
+            return -1;
+        free(t->index);
+        t->index = ni;
+        t->index_cap = ncap;
+        for (size_t i = 0; i < t->count; i++)
+            *index_slot(t, t->keys[i].key_id, t->keys[i].key_id_len) = i + 1;
+    }
+    return 0;
+}
+
+static sc_code insert(sc_trust *t, const char *key_id, size_t key_id_len,
+                      const unsigned char pub[SC_ED25519_PUBLIC_LEN], sc_error *err);
 
 sc_code sc_trust_add(sc_trust *t, const char *key_id, size_t key_id_len,
                      const unsigned char pub[SC_ED25519_PUBLIC_LEN], sc_error *err)
@@ -55,20 +118,25 @@ sc_code sc_trust_add(sc_trust *t, const char *key_id, size_t key_id_len,
                             "keyId \"%.*s\": not a valid Ed25519 public key "
                             "(non-canonical, of small order or outside the prime-order "
                             "subgroup)", (int)key_id_len, key_id);
-    if (t->count == (size_t)-1 / sizeof *t->keys - 1)
-        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "too many keys");
-    sc_trusted_key *nk = realloc(t->keys, (t->count + 1) * sizeof *nk);
-    if (nk == NULL)
+    return insert(t, key_id, key_id_len, pub, err);
+}
+
+/* Add a key already checked (non-empty, new, valid). */
+static sc_code insert(sc_trust *t, const char *key_id, size_t key_id_len,
+                      const unsigned char pub[SC_ED25519_PUBLIC_LEN], sc_error *err)
+{
+    if (grow(t) != 0)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-    t->keys = nk;
     char *id = malloc(key_id_len + 1);
     if (id == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
     memcpy(id, key_id, key_id_len);
     id[key_id_len] = '\0';
-    nk[t->count].key_id = id;
-    nk[t->count].key_id_len = key_id_len;
-    memcpy(nk[t->count].public_key, pub, SC_ED25519_PUBLIC_LEN);
+    sc_trusted_key *k = &t->keys[t->count];
+    k->key_id = id;
+    k->key_id_len = key_id_len;
+    memcpy(k->public_key, pub, SC_ED25519_PUBLIC_LEN);
+    *index_slot(t, id, key_id_len) = t->count + 1;
     t->count++;
     return SC_OK;
 }
@@ -155,7 +223,9 @@ static sc_code read_key(const sc_json *k, const char *name, const char *entry,
     if (sc_trust_find(out, id->string, id->length) != NULL)
         return entry_error(err, name, entry, id, "another key of the bundle has this keyId");
     sc_error e3;
-    sc_code c = sc_trust_add(out, id->string, id->length, pub, &e3);
+    /* checked above: valid and new; an empty keyId is sc_trust_add's to refuse */
+    sc_code c = id->length > 0 ? insert(out, id->string, id->length, pub, &e3)
+                               : sc_trust_add(out, id->string, id->length, pub, &e3);
     if (c == SC_E_OUT_OF_MEMORY)
         return sc_error_set(err, c, NULL, "%s", e3.message);
     if (c != SC_OK)
@@ -168,8 +238,7 @@ sc_code sc_trust_from_json(const sc_json *doc, const char *name, sc_trust *out,
 {
     if (out == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_trust_from_json: no output");
-    out->keys = NULL;
-    out->count = 0;
+    memset(out, 0, sizeof *out);
     if (name == NULL)
         name = "trust file";
     if (doc == NULL)
@@ -204,8 +273,7 @@ sc_code sc_trust_parse(const char *bytes, size_t len, const char *name,
 {
     if (out == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_trust_parse: no output");
-    out->keys = NULL;
-    out->count = 0;
+    memset(out, 0, sizeof *out);
     sc_json *doc = NULL;
     sc_code c = sc_json_parse(bytes, len, &doc, err);
     if (c != SC_OK) {
@@ -222,8 +290,7 @@ sc_code sc_trust_read_file(const char *path, sc_trust *out, sc_error *err)
 {
     if (out == NULL || path == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_trust_read_file: no path or no output");
-    out->keys = NULL;
-    out->count = 0;
+    memset(out, 0, sizeof *out);
     char *bytes = NULL;
     size_t len = 0;
     sc_code c = sc_file_read(path, &bytes, &len, NULL, err);

@@ -124,7 +124,7 @@ static char *signed_doc(const char *q, const sc_signing_key *keys, size_t n)
 
 static sc_trust trust_of(const sc_signing_key *keys, size_t n)
 {
-    sc_trust t = {NULL, 0};
+    sc_trust t = {0};
     sc_error err;
     for (size_t i = 0; i < n; i++)
         CU_ASSERT_FATAL(sc_trust_add(&t, keys[i].key_id, keys[i].key_id_len,
@@ -648,6 +648,38 @@ static void trust_bundle_and_empty_bundle(void)
     sc_signing_key_free(&a);
 }
 
+/* 8.3 with a large bundle: every key is found by its keyId (the index
+ * survives growth), order is kept, a repeated keyId is still refused. */
+static void trust_large_bundle_found_by_key_id(void)
+{
+    sc_trust t = {0};
+    sc_error err;
+    sc_signing_key a = key_n(3, NULL);
+    enum { N = 5000 };
+    for (int i = 0; i < N; i++) {
+        char id[32];
+        int n = snprintf(id, sizeof id, "key-%d", i);
+        CU_ASSERT_FATAL(sc_trust_add(&t, id, (size_t)n, a.public_key, &err) == SC_OK);
+    }
+    CU_ASSERT_EQUAL(t.count, N);
+    for (int i = 0; i < N; i++) {
+        char id[32];
+        int n = snprintf(id, sizeof id, "key-%d", i);
+        const sc_trusted_key *k = sc_trust_find(&t, id, (size_t)n);
+        CU_ASSERT_FATAL(k != NULL);
+        CU_ASSERT_PTR_EQUAL(k, &t.keys[i]);
+    }
+    CU_ASSERT_PTR_NULL(sc_trust_find(&t, "key-5000", 8));
+    CU_ASSERT_PTR_NULL(sc_trust_find(&t, "key-", 4));
+    SC_EXPECT_CODE(sc_trust_add(&t, "key-4321", 8, a.public_key, &err), SC_E_INVALID_TRUST_FILE,
+                   &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "trusted twice"));
+    sc_trust_free(&t);
+    CU_ASSERT_EQUAL(t.count, 0);
+    CU_ASSERT_PTR_NULL(sc_trust_find(&t, "key-1", 5));
+    sc_signing_key_free(&a);
+}
+
 static void trust_shapes_rejected(void)
 {
     struct { const char *q; const char *entry; } bad[] = {
@@ -880,7 +912,7 @@ static void verify_accepts_and_reports(void)
 
 static void verify_step2_strict_json_then_object(void)
 {
-    sc_trust t = {NULL, 0};
+    sc_trust t = {0};
     sc_error err;
     SC_EXPECT_CODE(verify_text("", &t, SC_DOC_ANY, &err), SC_E_INVALID_JSON, &err);
     SC_EXPECT_CODE(verify_text("{\"schemaVersion\":3,\"schemaVersion\":3}", &t, SC_DOC_ANY, &err),
@@ -893,7 +925,7 @@ static void verify_step2_strict_json_then_object(void)
 
 static void verify_step3_v1_v2_envelopes_refused_before_schema(void)
 {
-    sc_trust t = {NULL, 0};
+    sc_trust t = {0};
     sc_error err;
     SC_EXPECT_CODE(verify_q("{'schemaVersion':2}", &t, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
     SC_EXPECT_CODE(verify_q("{'schemaVersion':1}", &t, &err), SC_E_DEPRECATED_SCHEMA_VERSION, &err);
@@ -918,7 +950,7 @@ static void verify_step3_other_versions_unsupported(void)
 {
     static const char *const bad[] = {"0", "4", "'3'", "3.0", "2.0", "1e0", "null", "true",
                                       "-2", "[3]"};
-    sc_trust t = {NULL, 0};
+    sc_trust t = {0};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char q[64];
         snprintf(q, sizeof q, "{'schemaVersion':%s}", bad[i]);
@@ -1004,7 +1036,7 @@ static void verify_step4_every_member_invalid_envelope(void)
 
 static void verify_step4_members_checked_in_order(void)
 {
-    sc_trust t = {NULL, 0};
+    sc_trust t = {0};
     sc_error err;
     /* encoding and hash both wrong: the encoding (earlier in 9.1) is reported */
     SC_EXPECT_CODE(verify_q("{'signatures':[],'payloadSha256':'x','payloadBase64':'','schemaVersion':3,"
@@ -1051,7 +1083,7 @@ static void verify_step5_altered_payload(void)
         free(m);
     }
     /* step 5 comes before step 6: no trusted key, still altered-payload */
-    sc_trust none = {NULL, 0};
+    sc_trust none = {0};
     m = mutate(text, "payloadBase64", "'e30K'");
     SC_EXPECT_CODE(verify_text(m, &none, SC_DOC_ANY, &err), SC_E_ALTERED_PAYLOAD, &err);
     free(m);
@@ -1065,7 +1097,7 @@ static void verify_step6_untrusted_keyid_skipped_then_valid_accepted(void)
     sc_signing_key keys[3] = {key_n(5, "old"), key_n(6, "unknown"), key_n(7, "new")};
     /* signatures by unknown then new; the verifier trusts old and new */
     char *text = signed_doc(REVOCATIONS, keys + 1, 2);
-    sc_trust t = {NULL, 0};
+    sc_trust t = {0};
     sc_error err;
     CU_ASSERT_FATAL(sc_trust_add(&t, "old", 3, keys[0].public_key, &err) == SC_OK);
     CU_ASSERT_FATAL(sc_trust_add(&t, "new", 3, keys[2].public_key, &err) == SC_OK);
@@ -1109,13 +1141,13 @@ static void verify_step6_no_trusted_signature_invalid_signature(void)
     sc_signing_key k = rfc_key(), other = key_n(11, NULL);
     char *text = signed_doc(REVOCATIONS, &k, 1);
     sc_error err;
-    sc_trust empty = {NULL, 0};
+    sc_trust empty = {0};
     SC_EXPECT_CODE(verify_text(text, &empty, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     sc_trust to = trust_of(&other, 1);
     SC_EXPECT_CODE(verify_text(text, &to, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     sc_trust_free(&to);
     /* the right keyId with another key's public half */
-    sc_trust wrong = {NULL, 0};
+    sc_trust wrong = {0};
     CU_ASSERT_FATAL(sc_trust_add(&wrong, k.key_id, k.key_id_len, other.public_key, &err) == SC_OK);
     SC_EXPECT_CODE(verify_text(text, &wrong, SC_DOC_ANY, &err), SC_E_INVALID_SIGNATURE, &err);
     sc_trust_free(&wrong);
@@ -1656,6 +1688,7 @@ void register_document_tests(void)
     SC_ADD_TEST(s, keys_load_checks_one_pair);
     SC_ADD_TEST(s, trust_single_key_by_pem_base64_or_both);
     SC_ADD_TEST(s, trust_bundle_and_empty_bundle);
+    SC_ADD_TEST(s, trust_large_bundle_found_by_key_id);
     SC_ADD_TEST(s, trust_shapes_rejected);
     SC_ADD_TEST(s, trust_pem_and_base64_must_be_one_key);
     SC_ADD_TEST(s, trust_small_order_public_key_refused);

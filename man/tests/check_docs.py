@@ -117,7 +117,7 @@ class Bash:
         if os.path.exists(lib):
             lines.append(". %s" % lib)
         for f, fn in self.files:
-            lines.append(". %s" % shlex.quote(f))
+            lines.append(". %s || exit 3" % shlex.quote(f))
         for i, (words, _, _, _, _) in enumerate(self.cases):
             prog = words[0]
             fn = dict((os.path.basename(f), fn) for f, fn in self.files)[prog]
@@ -282,7 +282,8 @@ zpty -d z
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in ("man", "bash", "zsh"):
         sys.exit(__doc__)
-    return {"man": check_man, "bash": check_bash, "zsh": check_zsh}[sys.argv[1]](sys.argv[2])
+    return {"man": check_man, "bash": check_bash, "zsh": check_zsh}[sys.argv[1]](
+        os.path.abspath(sys.argv[2]))
 
 
 if __name__ == "__main__":

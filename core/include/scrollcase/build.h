@@ -65,6 +65,9 @@ typedef struct sc_build_options {
     void *progress_ctx;
     char *const *host_env;         /* NULL: environ (PATH for git, self-test base) */
     unsigned jobs;                 /* hashing and compression threads; 0: every CPU */
+    /* embedded assets come through the asset cache (asset_cache.h) */
+    const char *asset_cache;       /* NULL: sc_asset_cache_dir */
+    int offline;                   /* fetch nothing: an uncached asset is asset-not-cached */
 } sc_build_options;
 
 typedef struct sc_build_result {

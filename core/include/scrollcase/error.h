@@ -134,6 +134,7 @@ extern "C" {
     /* end of issue 14 */                                               \
     /* issue 15: the CLI as a contract (appended below this line) */    \
     X(SC_E_DOCTOR_FAILED, "doctor-failed")                                   \
+    X(SC_E_ASSET_NOT_CACHED, "asset-not-cached")                             \
     /* end of issue 15 */                                               \
     /* issue 16: GPU runners (appended below this line) */              \
     /* end of issue 16 */                                               \

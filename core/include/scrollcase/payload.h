@@ -82,6 +82,9 @@ typedef struct sc_payload_options {
     const char *reuse_under;
 } sc_payload_options;
 #define SC_PAYLOAD_RACY_NS ((int64_t)50 * 1000 * 1000)
+/* skip what is neither file, link nor directory (a FIFO, socket, device)
+ * instead of failing with special-entry: attach ignores extra files (16.3) */
+#define SC_PAYLOAD_SKIP_SPECIAL 4u
 
 /*
  * Walk root (a real directory; lstat semantics, links never followed): skip

@@ -29,10 +29,16 @@ typedef struct sc_trusted_key {
     unsigned char public_key[SC_ED25519_PUBLIC_LEN];
 } sc_trusted_key;
 
-/* A set of trusted keys.  Zero it to start empty; sc_trust_free it. */
+/* A set of trusted keys.  Zero it to start empty; sc_trust_free it.
+ * keys[0..count) in the order added; the rest is the set's own (room and
+ * a keyId index, so that adding and finding a key cost O(1) expected:
+ * a bundle of n keys loads in O(n)). */
 typedef struct sc_trust {
     sc_trusted_key *keys;
     size_t count;
+    size_t cap;       /* room in keys */
+    size_t *index;    /* open addressing: position in keys + 1; 0 empty */
+    size_t index_cap; /* a power of two, or 0 */
 } sc_trust;
 
 /* Check a parsed trust document; name (the file) is for messages. */

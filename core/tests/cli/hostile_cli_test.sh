@@ -90,6 +90,14 @@ check sign-private-key-fifo 1 T "$sc" --keys-dir "$tmp/fifokeys" sign "$tmp/rele
     --out "$tmp/signed-fifo.json"
 expect "sign-private-key-fifo-nothing" test ! -e "$tmp/signed-fifo.json"
 
+# ---- a stray FIFO and socket in a prepared tree: attach ignores them (16.3), as run --prepared does
+check prepare-for-attach 0 T "$sc" prepare "$rel" "$tmp/stray" --trust "$trust" --archive "$zip"
+mkfifo "$tmp/stray/app/stray-fifo"
+/usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/stray/stray-socket"
+check attach-stray-special 0 T "$sc" attach "$rel" "$tmp/stray" --trust "$trust"
+check run-prepared-stray-special 5 T "$sc" run "$rel" --trust "$trust" --prepared "$tmp/stray"
+check verify-extracted-stray-special 0 T "$sc" verify "$rel" --trust "$trust" --extracted "$tmp/stray"
+
 # ---- paths that are not UTF-8, with --json (docs/cli.md "Paths in JSON output") ----------
 # refused up front with unsafe-path: nothing installed, exit 1, one JSON document
 # that parses; never invalid-json (which is for input), never exit 0 after an error.
@@ -115,6 +123,16 @@ check verify-non-utf8-archive-plain 0 T "$sc" verify "$rel" --trust "$trust" --a
 check json-verify-non-utf8-missing 1 T "$sc" verify "$bad/nothing.json" --trust "$trust" --json
 expect json-verify-non-utf8-missing-document json_ok unsafe-path
 rm -rf "$bad"
+
+# ---- a destination basename of 240 bytes (legal; 16.2 step 4 names its stage by hash) ---
+long=$(printf 'b%.0s' $(seq 240))
+mkdir -p "$tmp/longdest"
+lhash=$(printf '%s' "$long" | sha256sum | cut -d' ' -f1)
+dead=$(bash -c 'echo $$')
+mkdir -p "$tmp/longdest/.scrollcase-prepare-sha256-$lhash-$dead-abcdef/payload"
+check prepare-long-basename 0 T "$sc" prepare "$rel" "$tmp/longdest/$long" --trust "$trust" --archive "$zip"
+expect prepare-long-basename-tree test -x "$tmp/longdest/$long/venv/bin/python"
+expect prepare-long-basename-swept test "$(ls -A "$tmp/longdest")" = "$long"
 
 # ---- a 10,000-deep valid tree (issue 14) ---------------------------------------------------
 # Extracted, walked (post-walk, logical size), verified and removed at any
