@@ -228,7 +228,10 @@ static void test_walk_and_remove_a_10000_deep_tree_with_64_descriptors(void)
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
         struct rlimit rl = {64, 64};
-        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        /* valgrind keeps its own descriptors above the limit and refuses a
+         * lower one (EPERM): there the walk and the removal are still
+         * checked, the descriptor bound only in the plain and ASan runs. */
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && errno != EPERM)
             _exit(10);
         walk_count c;
         memset(&c, 0, sizeof c);
