@@ -1095,7 +1095,8 @@ static sc_code dep_edit(const char *path, const char *text, size_t len, const ch
         edit_list_free(&l);
         return rc;
     }
-    qsort(l.e, l.n, sizeof l.e[0], edit_cmp);
+    if (l.n > 1) /* l.e is NULL when nothing is edited */
+        qsort(l.e, l.n, sizeof l.e[0], edit_cmp);
     size_t pos = 0;
     for (size_t i = 0; rc == SC_OK && i < l.n; i++) {
         if (l.e[i].start < pos) { /* overlapping edits: never made above */
