@@ -94,6 +94,20 @@ sc_code sc_license_inventory(const sc_pixi_lock *lock, const sc_target *t, const
         v[i] = p;
     }
     qsort(v, pl->count, sizeof *v, cmp_pkg);
+    /* 10.7: an inventory lists each (name, version) once; a lock that holds
+     * two builds (or a conda and a PyPI package) of one name and version is
+     * refused here, not written as a document the manifest check refuses. */
+    for (size_t i = 1; i < pl->count; i++) {
+        if (strcmp(v[i - 1]->name, v[i]->name) == 0 &&
+            strcmp(v[i - 1]->version, v[i]->version) == 0) {
+            sc_code c = sc_error_set(err, SC_E_LICENSE_AUDIT_MISMATCH, v[i]->name,
+                                     "%s %s is locked twice for %s; a licence inventory lists "
+                                     "each name and version once (run pixi lock again)",
+                                     v[i]->name, v[i]->version, subdir);
+            free(v);
+            return c;
+        }
+    }
 
     char kind[256];
     int kn = snprintf(kind, sizeof kind, "%s.dependency-license-audit", ns ? ns : LICENSE_DEFAULT_NS);

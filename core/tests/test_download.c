@@ -1015,6 +1015,21 @@ static void test_license_inventory_reads_a_v7_lock(void)
     CU_ASSERT(strstr(err.message, "version") != NULL);
 }
 
+/* 10.7: each (name, version) once; two builds of one version are refused. */
+static void test_license_inventory_refuses_a_name_and_version_locked_twice(void)
+{
+    static const char twice[] =
+        LOCK_HEAD "      - conda: " CF "linux-64/zlib-1.3.1-hb9d3cd8_2.conda\n"
+        "      - conda: " CF "linux-64/zlib-1.3.1-h4ab18f5_1.conda\n"
+        "packages:\n- conda: " CF "linux-64/zlib-1.3.1-hb9d3cd8_2.conda\n  license: Zlib\n"
+        "- conda: " CF "linux-64/zlib-1.3.1-h4ab18f5_1.conda\n  license: Zlib\n";
+    sc_error err;
+    char *t = inventory_text(twice, SC_E_LICENSE_AUDIT_MISMATCH, &err);
+    CU_ASSERT(t == NULL);
+    CU_ASSERT_STRING_EQUAL(err.path, "zlib");
+    CU_ASSERT(strstr(err.message, "twice") != NULL);
+}
+
 static void test_license_inventory_refuses_unknown_or_absent_licences(void)
 {
     static const char unknown[] =
@@ -1194,6 +1209,7 @@ void register_download_tests(void)
         return;
     SC_ADD_TEST(l, test_license_inventory_lists_the_target_platform_sorted_by_name_then_version);
     SC_ADD_TEST(l, test_license_inventory_refuses_unknown_or_absent_licences);
+    SC_ADD_TEST(l, test_license_inventory_refuses_a_name_and_version_locked_twice);
     SC_ADD_TEST(l, test_license_inventory_reads_a_v7_lock);
     SC_ADD_TEST(l, test_license_inventory_namespace_names_the_kind);
     SC_ADD_TEST(l, test_license_gate_accepts_the_reviewed_file_and_writes_the_notices);
