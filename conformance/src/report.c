@@ -16,30 +16,8 @@
 #include "scrollcase/json.h"
 #include "util.h"
 
-static sc_json *must(sc_json *v)
-{
-    if (v == NULL) {
-        fputs("scrollcase-conform: out of memory\n", stderr);
-        exit(3);
-    }
-    return v;
-}
 
-static void put(sc_json *o, const char *key, sc_json *v)
-{
-    if (sc_json_object_append(o, key, must(v)) != 0) {
-        fputs("scrollcase-conform: out of memory\n", stderr);
-        exit(3);
-    }
-}
 
-static void push(sc_json *a, sc_json *v)
-{
-    if (sc_json_array_append(a, must(v)) != 0) {
-        fputs("scrollcase-conform: out of memory\n", stderr);
-        exit(3);
-    }
-}
 
 static sc_json *text(const char *s)
 {
@@ -53,81 +31,81 @@ static sc_json *text(const char *s)
 
 static sc_json *strings(const char *const *v, size_t n)
 {
-    sc_json *a = must(sc_json_new_array());
+    sc_json *a = cf_json_must(sc_json_new_array());
     for (size_t i = 0; i < n; i++)
-        push(a, text(v[i]));
+        cf_json_push(a, text(v[i]));
     return a;
 }
 
 static sc_json *tally_json(const sc_tally *t)
 {
-    sc_json *o = must(sc_json_new_object());
-    put(o, "passed", sc_json_new_number((double)(t->pass + t->xfail)));
-    put(o, "failed", sc_json_new_number((double)(t->fail + t->xpass + t->error)));
-    put(o, "skipped", sc_json_new_number((double)t->unsupported));
-    put(o, "pass", sc_json_new_number((double)t->pass));
-    put(o, "fail", sc_json_new_number((double)t->fail));
-    put(o, "xfail", sc_json_new_number((double)t->xfail));
-    put(o, "xpass", sc_json_new_number((double)t->xpass));
-    put(o, "unsupported", sc_json_new_number((double)t->unsupported));
-    put(o, "error", sc_json_new_number((double)t->error));
+    sc_json *o = cf_json_must(sc_json_new_object());
+    cf_json_put(o, "passed", sc_json_new_number((double)(t->pass + t->xfail)));
+    cf_json_put(o, "failed", sc_json_new_number((double)(t->fail + t->xpass + t->error)));
+    cf_json_put(o, "skipped", sc_json_new_number((double)t->unsupported));
+    cf_json_put(o, "pass", sc_json_new_number((double)t->pass));
+    cf_json_put(o, "fail", sc_json_new_number((double)t->fail));
+    cf_json_put(o, "xfail", sc_json_new_number((double)t->xfail));
+    cf_json_put(o, "xpass", sc_json_new_number((double)t->xpass));
+    cf_json_put(o, "unsupported", sc_json_new_number((double)t->unsupported));
+    cf_json_put(o, "error", sc_json_new_number((double)t->error));
     return o;
 }
 
 int sc_report_json(const sc_run *r, const char *path)
 {
-    sc_json *root = must(sc_json_new_object());
-    put(root, "suite_version", text(r->suite_version));
-    put(root, "protocol_version", text(SC_CONFORM_PROTOCOL));
+    sc_json *root = cf_json_must(sc_json_new_object());
+    cf_json_put(root, "suite_version", text(r->suite_version));
+    cf_json_put(root, "protocol_version", text(SC_CONFORM_PROTOCOL));
 
-    sc_json *adapter = must(sc_json_new_object());
+    sc_json *adapter = cf_json_must(sc_json_new_object());
     size_t argc = 0;
     while (r->adapter_argv[argc] != NULL)
         argc++;
-    put(adapter, "command", strings((const char *const *)r->adapter_argv, argc));
-    put(adapter, "hello", r->hello ? sc_json_copy(r->hello) : sc_json_new_null());
-    put(adapter, "protocol", sc_json_new_number(r->adapter_protocol));
-    put(adapter, "mode", sc_json_new_string(r->persistent ? "persistent" : "oneshot"));
-    put(adapter, "restarts", sc_json_new_number((double)r->restarts));
-    put(root, "adapter", adapter);
+    cf_json_put(adapter, "command", strings((const char *const *)r->adapter_argv, argc));
+    cf_json_put(adapter, "hello", r->hello ? sc_json_copy(r->hello) : sc_json_new_null());
+    cf_json_put(adapter, "protocol", sc_json_new_number(r->adapter_protocol));
+    cf_json_put(adapter, "mode", sc_json_new_string(r->persistent ? "persistent" : "oneshot"));
+    cf_json_put(adapter, "restarts", sc_json_new_number((double)r->restarts));
+    cf_json_put(root, "adapter", adapter);
 
-    put(root, "corpus", text(r->corpus_dir));
-    sc_json *sel = must(sc_json_new_object());
-    put(sel, "areas", strings(r->areas, r->nareas));
-    put(sel, "cases", strings(r->case_globs, r->ncase_globs));
-    put(sel, "shard", text(r->shard));
-    put(sel, "suite_version", text(r->suite_filter));
-    put(sel, "corpus_cases", sc_json_new_number((double)r->corpus.count));
-    put(sel, "selected_cases", sc_json_new_number((double)r->nselected));
-    put(root, "selection", sel);
+    cf_json_put(root, "corpus", text(r->corpus_dir));
+    sc_json *sel = cf_json_must(sc_json_new_object());
+    cf_json_put(sel, "areas", strings(r->areas, r->nareas));
+    cf_json_put(sel, "cases", strings(r->case_globs, r->ncase_globs));
+    cf_json_put(sel, "shard", text(r->shard));
+    cf_json_put(sel, "suite_version", text(r->suite_filter));
+    cf_json_put(sel, "corpus_cases", sc_json_new_number((double)r->corpus.count));
+    cf_json_put(sel, "selected_cases", sc_json_new_number((double)r->nselected));
+    cf_json_put(root, "selection", sel);
 
     sc_tally t;
     sc_tally_range(r, 0, r->nselected, &t);
-    put(root, "summary", tally_json(&t));
-    put(root, "duration_ms", sc_json_new_number((double)(long long)r->wall_ms));
-    put(root, "warnings", strings((const char *const *)r->warnings, r->nwarnings));
+    cf_json_put(root, "summary", tally_json(&t));
+    cf_json_put(root, "duration_ms", sc_json_new_number((double)(long long)r->wall_ms));
+    cf_json_put(root, "warnings", strings((const char *const *)r->warnings, r->nwarnings));
 
-    sc_json *cases = must(sc_json_new_array());
+    sc_json *cases = cf_json_must(sc_json_new_array());
     for (size_t i = 0; i < r->nselected; i++) {
         const sc_case *c = r->selected[i];
-        sc_json *o = must(sc_json_new_object());
-        put(o, "id", text(c->dirname));
-        put(o, "area", text(c->area));
-        put(o, "operation", text(c->operation));
-        put(o, "kind", text(c->kind));
-        put(o, "status", text(sc_status_name(c->status)));
-        put(o, "reason", text(c->reason));
-        put(o, "xfail_reason", text(c->xfail_reason));
-        put(o, "exit_code", c->exit_code >= 0 ? sc_json_new_number(c->exit_code)
+        sc_json *o = cf_json_must(sc_json_new_object());
+        cf_json_put(o, "id", text(c->dirname));
+        cf_json_put(o, "area", text(c->area));
+        cf_json_put(o, "operation", text(c->operation));
+        cf_json_put(o, "kind", text(c->kind));
+        cf_json_put(o, "status", text(sc_status_name(c->status)));
+        cf_json_put(o, "reason", text(c->reason));
+        cf_json_put(o, "xfail_reason", text(c->xfail_reason));
+        cf_json_put(o, "exit_code", c->exit_code >= 0 ? sc_json_new_number(c->exit_code)
                                               : sc_json_new_null());
-        put(o, "signal", c->signal > 0 ? sc_json_new_number(c->signal)
+        cf_json_put(o, "signal", c->signal > 0 ? sc_json_new_number(c->signal)
                                        : sc_json_new_null());
-        put(o, "crashed", sc_json_new_bool(c->crashed));
-        put(o, "duration_ms", sc_json_new_number((double)(long long)c->duration_ms));
-        put(o, "stderr", text(c->stderr_excerpt ? c->stderr_excerpt : ""));
-        push(cases, o);
+        cf_json_put(o, "crashed", sc_json_new_bool(c->crashed));
+        cf_json_put(o, "duration_ms", sc_json_new_number((double)(long long)c->duration_ms));
+        cf_json_put(o, "stderr", text(c->stderr_excerpt ? c->stderr_excerpt : ""));
+        cf_json_push(cases, o);
     }
-    put(root, "cases", cases);
+    cf_json_put(root, "cases", cases);
 
     sc_error err;
     sc_error_clear(&err);

@@ -151,30 +151,8 @@ static void usage(FILE *f)
     }
 }
 
-static sc_json *jmust(sc_json *v)
-{
-    if (v == NULL) {
-        fputs("scrollcase-conform: out of memory\n", stderr);
-        exit(3);
-    }
-    return v;
-}
 
-static void jput(sc_json *o, const char *key, sc_json *v)
-{
-    if (sc_json_object_append(o, key, jmust(v)) != 0) {
-        fputs("scrollcase-conform: out of memory\n", stderr);
-        exit(3);
-    }
-}
 
-static void jpush(sc_json *a, sc_json *v)
-{
-    if (sc_json_array_append(a, jmust(v)) != 0) {
-        fputs("scrollcase-conform: out of memory\n", stderr);
-        exit(3);
-    }
-}
 
 static sc_json *jstr_or_null(const char *s)
 {
@@ -200,18 +178,18 @@ static int print_json(sc_json *doc)
 
 static int options_json(void)
 {
-    sc_json *root = jmust(sc_json_new_object());
-    jput(root, "schemaVersion", sc_json_new_number(1));
-    jput(root, "program", sc_json_new_string("scrollcase-conform"));
-    jput(root, "version", sc_json_new_string(SC_CONFORMANCE_VERSION));
-    sc_json *cmds = jmust(sc_json_new_array());
-    sc_json *cmd = jmust(sc_json_new_object());
-    jput(cmd, "name", sc_json_new_string("scrollcase-conform"));
-    jput(cmd, "words", sc_json_new_array());
-    jput(cmd, "group", sc_json_new_string("conformance"));
-    jput(cmd, "summary",
+    sc_json *root = cf_json_must(sc_json_new_object());
+    cf_json_put(root, "schemaVersion", sc_json_new_number(1));
+    cf_json_put(root, "program", sc_json_new_string("scrollcase-conform"));
+    cf_json_put(root, "version", sc_json_new_string(SC_CONFORMANCE_VERSION));
+    sc_json *cmds = cf_json_must(sc_json_new_array());
+    sc_json *cmd = cf_json_must(sc_json_new_object());
+    cf_json_put(cmd, "name", sc_json_new_string("scrollcase-conform"));
+    cf_json_put(cmd, "words", sc_json_new_array());
+    cf_json_put(cmd, "group", sc_json_new_string("conformance"));
+    cf_json_put(cmd, "summary",
          sc_json_new_string("run the Scrollcase conformance suite against an adapter"));
-    jput(cmd, "description",
+    cf_json_put(cmd, "description",
          sc_json_new_string(
              "Runs every selected case of the conformance corpus through an adapter "
              "that speaks the adapter protocol " SC_CONFORM_PROTOCOL
@@ -219,57 +197,57 @@ static int options_json(void)
              "expects and reports pass, fail, xfail, xpass, unsupported or error. "
              "Exit status 0 when nothing failed and at least one case ran, 1 when "
              "something failed or nothing ran, 2 for a usage or setup problem."));
-    sc_json *operands = jmust(sc_json_new_array());
-    sc_json *argv_op = jmust(sc_json_new_object());
-    jput(argv_op, "name", sc_json_new_string("ADAPTER"));
-    jput(argv_op, "required", sc_json_new_bool(0));
-    jput(argv_op, "repeatable", sc_json_new_bool(1));
-    jput(argv_op, "completion", sc_json_new_string("command"));
-    jpush(operands, argv_op);
-    jput(cmd, "operands", operands);
-    sc_json *opts = jmust(sc_json_new_array());
+    sc_json *operands = cf_json_must(sc_json_new_array());
+    sc_json *argv_op = cf_json_must(sc_json_new_object());
+    cf_json_put(argv_op, "name", sc_json_new_string("ADAPTER"));
+    cf_json_put(argv_op, "required", sc_json_new_bool(0));
+    cf_json_put(argv_op, "repeatable", sc_json_new_bool(1));
+    cf_json_put(argv_op, "completion", sc_json_new_string("command"));
+    cf_json_push(operands, argv_op);
+    cf_json_put(cmd, "operands", operands);
+    sc_json *opts = cf_json_must(sc_json_new_array());
     for (size_t i = 0; i < NOPTIONS; i++) {
         const opt *o = &options[i];
-        sc_json *j = jmust(sc_json_new_object());
-        jput(j, "name", sc_json_new_string(o->name));
-        jput(j, "short", jstr_or_null(o->shortname));
-        jput(j, "argument", jstr_or_null(o->argument));
-        jput(j, "help", sc_json_new_string(o->help));
-        jput(j, "completion", sc_json_new_string(o->completion));
-        sc_json *choices = jmust(sc_json_new_array());
+        sc_json *j = cf_json_must(sc_json_new_object());
+        cf_json_put(j, "name", sc_json_new_string(o->name));
+        cf_json_put(j, "short", jstr_or_null(o->shortname));
+        cf_json_put(j, "argument", jstr_or_null(o->argument));
+        cf_json_put(j, "help", sc_json_new_string(o->help));
+        cf_json_put(j, "completion", sc_json_new_string(o->completion));
+        sc_json *choices = cf_json_must(sc_json_new_array());
         for (const char *c = o->choices; c != NULL && *c;) {
             const char *bar = strchr(c, '|');
             size_t n = bar ? (size_t)(bar - c) : strlen(c);
-            jpush(choices, sc_json_new_string_len(c, n));
+            cf_json_push(choices, sc_json_new_string_len(c, n));
             c += n + (bar ? 1 : 0);
         }
-        jput(j, "choices", choices);
-        jput(j, "repeatable", sc_json_new_bool(o->repeatable));
-        jput(j, "aliases", sc_json_new_array());
-        jpush(opts, j);
+        cf_json_put(j, "choices", choices);
+        cf_json_put(j, "repeatable", sc_json_new_bool(o->repeatable));
+        cf_json_put(j, "aliases", sc_json_new_array());
+        cf_json_push(opts, j);
     }
-    jput(cmd, "options", opts);
-    jpush(cmds, cmd);
-    jput(root, "commands", cmds);
+    cf_json_put(cmd, "options", opts);
+    cf_json_push(cmds, cmd);
+    cf_json_put(root, "commands", cmds);
     return print_json(root);
 }
 
 static int protocol_json(void)
 {
-    sc_json *root = jmust(sc_json_new_object());
-    jput(root, "protocol", sc_json_new_string(SC_CONFORM_PROTOCOL));
-    jput(root, "major", sc_json_new_number(SC_CONFORM_PROTOCOL_MAJOR));
-    jput(root, "oldestMajor", sc_json_new_number(SC_CONFORM_PROTOCOL_OLDEST));
-    jput(root, "extensionPrefix", sc_json_new_string(SC_PROTO_EXTENSION_PREFIX));
-    jput(root, "unsupportedExitStatus", sc_json_new_number(SC_PROTO_EXIT_UNSUPPORTED));
-    sc_json *ops = jmust(sc_json_new_array());
+    sc_json *root = cf_json_must(sc_json_new_object());
+    cf_json_put(root, "protocol", sc_json_new_string(SC_CONFORM_PROTOCOL));
+    cf_json_put(root, "major", sc_json_new_number(SC_CONFORM_PROTOCOL_MAJOR));
+    cf_json_put(root, "oldestMajor", sc_json_new_number(SC_CONFORM_PROTOCOL_OLDEST));
+    cf_json_put(root, "extensionPrefix", sc_json_new_string(SC_PROTO_EXTENSION_PREFIX));
+    cf_json_put(root, "unsupportedExitStatus", sc_json_new_number(SC_PROTO_EXIT_UNSUPPORTED));
+    sc_json *ops = cf_json_must(sc_json_new_array());
     for (size_t i = 0; sc_proto_operations[i] != NULL; i++)
-        jpush(ops, sc_json_new_string(sc_proto_operations[i]));
-    jput(root, "operations", ops);
-    sc_json *fs = jmust(sc_json_new_array());
+        cf_json_push(ops, sc_json_new_string(sc_proto_operations[i]));
+    cf_json_put(root, "operations", ops);
+    sc_json *fs = cf_json_must(sc_json_new_array());
     for (size_t i = 0; sc_proto_features[i] != NULL; i++)
-        jpush(fs, sc_json_new_string(sc_proto_features[i]));
-    jput(root, "features", fs);
+        cf_json_push(fs, sc_json_new_string(sc_proto_features[i]));
+    cf_json_put(root, "features", fs);
     return print_json(root);
 }
 
@@ -1392,11 +1370,11 @@ static int write_all(int fd, const char *s, size_t n)
 /* Send the request of j->c; 0, or -1 when the adapter is gone. */
 static int send_request(job *j)
 {
-    sc_json *req = jmust(sc_json_new_object());
-    jput(req, "seq", sc_json_new_number((double)j->seq));
-    jput(req, "operation", sc_json_new_string(j->c->operation));
-    jput(req, "case", sc_json_new_string(j->c->dir));
-    jput(req, "work", sc_json_new_string(j->work));
+    sc_json *req = cf_json_must(sc_json_new_object());
+    cf_json_put(req, "seq", sc_json_new_number((double)j->seq));
+    cf_json_put(req, "operation", sc_json_new_string(j->c->operation));
+    cf_json_put(req, "case", sc_json_new_string(j->c->dir));
+    cf_json_put(req, "work", sc_json_new_string(j->work));
     char *text = NULL;
     size_t len = 0;
     int rc = -1;

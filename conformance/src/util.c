@@ -4,6 +4,8 @@
  */
 #include "util.h"
 
+#include "scrollcase/json.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -334,4 +336,29 @@ double sc_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+sc_json *cf_json_must(sc_json *v)
+{
+    if (v == NULL) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
+    return v;
+}
+
+void cf_json_put(sc_json *o, const char *key, sc_json *v)
+{
+    if (sc_json_object_append(o, key, cf_json_must(v)) != 0) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
+}
+
+void cf_json_push(sc_json *a, sc_json *v)
+{
+    if (sc_json_array_append(a, cf_json_must(v)) != 0) {
+        fputs("scrollcase-conform: out of memory\n", stderr);
+        exit(3);
+    }
 }

@@ -67,4 +67,14 @@ int sc_copytree(const char *src, const char *dst, char *msg, size_t msgsize);
 /* Milliseconds on the monotonic clock. */
 double sc_now_ms(void);
 
+/*
+ * Building the runner's JSON documents: each returns or takes ownership of v
+ * and, when memory runs out, says so on stderr and exits 3 (the runner's
+ * status for an internal failure).
+ */
+struct sc_json;
+struct sc_json *cf_json_must(struct sc_json *v);
+void cf_json_put(struct sc_json *o, const char *key, struct sc_json *v);
+void cf_json_push(struct sc_json *a, struct sc_json *v);
+
 #endif
