@@ -33,6 +33,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
+#include "iobuf_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -667,7 +668,7 @@ static sc_code entry_msg(sc_error *err, sc_code code, const sc_zip *z, const sc_
 static sc_code stream_entry(sc_zip *z, const sc_zip_entry *e, sink_fn sink, void *ctx,
                             sc_error *err)
 {
-    unsigned char *in = malloc(CHUNK), *outb = malloc(CHUNK);
+    unsigned char *in = sc_iobuf_alloc(CHUNK), *outb = sc_iobuf_alloc(CHUNK);
     sc_code rc = SC_OK;
     z_stream zs;
     int inflating = 0;
