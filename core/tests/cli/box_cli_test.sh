@@ -129,56 +129,20 @@ check run-bad-env 2 "$sc" run "$rel" --trust "$trust" --archive "$zip" --env NOE
 # A second box: four big files (random bytes, stored) of different sizes and
 # many small ones (deflated), so that hashing, reading ahead and extraction
 # all have work to split.
-/usr/bin/python3 - "$src/fixtures" "$tmp" <<'PY'
-import hashlib, json, random, sys
+/usr/bin/python3 - "$src/fixtures" "$tmp/jobs-src" <<'PY'
+import random, sys
 sys.path.insert(0, sys.argv[1])
-import zipfmt
-out = sys.argv[2]
+import testbox
 rnd = random.Random(17)
-files = {"venv/bin/python": (b"#!/bin/sh\nexit 0\n", True),
-         "app/main.py": (b"print('jobs')\n", False)}
-for i in range(4):
-    files["venv/lib/w%d.bin" % i] = (rnd.randbytes((i + 1) * 300000), False)
+extra = {"venv/lib/w%d.bin" % i: rnd.randbytes((i + 1) * 300000) for i in range(4)}
 for i in range(60):
-    files["venv/lib/py/m%03d.py" % i] = ((b"value_%d = %d\n" % (i, i)) * (i + 1), False)
-files["venv/lib/zz.py"] = (b"last = 1\n", False)
-target = {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"}
-prov = {"scrollId": "jobs-box-linux-x86_64-cpu", "scrollVersion": "1.0.0",
-        "builderRevision": "0123456789abcdef0123456789abcdef01234567",
-        "sourceTreeDirty": False, "sourceRevision": "abc", "pythonVersion": "3.11",
-        "environment": {"source": "prefix", "prefixDigest": "b" * 64},
-        "builder": {"name": "scrollcase", "version": "0.1.0"},
-        "builtAt": "2026-01-01T00:00:00Z"}
-common = {"target": target, "pythonEntryPoint": "venv/bin/python",
-          "modelCacheSubdir": "model-cache/jobs-box",
-          "selfTest": {"pythonImports": ["json"], "timeoutSeconds": 30},
-          "execution": {"kind": "python-script", "script": "app/main.py", "defaultArgs": []}}
-box = {"schemaVersion": 3, "boxId": "jobs-box", "modelId": "jobs-model",
-       "runtimeId": "jobs-runtime", "version": "1.0.0", **common, "provenance": prov}
-files["box.json"] = ((json.dumps(box, indent=2) + "\n").encode(), False)
-recs = sorted(p.encode() + b"\0f\0" + hashlib.sha256(d).hexdigest().encode() + b"\n"
-              for p, (d, _) in files.items())
-stream = b"sha256-path-list-v1\n" + b"".join(recs)
-installed = sum(len(d) for d, _ in files.values()) + len(stream)
-entries = [{"path": p, "kind": "file", "data": d, "executable": x} for p, (d, x) in files.items()]
-entries.append({"path": "payload-digest.v1", "kind": "file", "data": stream})
-archive = zipfmt.canonical(entries, compression="deflate")
-open(out + "/jobs-box.zip", "wb").write(archive)
-release = {"schemaVersion": 3, "kind": "scrollcase.box.release", "boxId": "jobs-box",
-           "modelId": "jobs-model", "runtimeId": "jobs-runtime", "version": "1.0.0",
-           "target": target, "compatibility": {},
-           "archive": {"format": "zip", "url": "https://example.com/boxes/jobs-box.zip",
-                       "sha256": hashlib.sha256(archive).hexdigest(),
-                       "sizeBytes": len(archive)},
-           "installedSizeBytes": installed,
-           "payloadDigest": {"format": "sha256-path-list-v1",
-                             "sha256": hashlib.sha256(stream).hexdigest()},
-           **common, "provenance": prov}
-open(out + "/jobs-release.json", "w").write(json.dumps(release, indent=2) + "\n")
+    extra["venv/lib/py/m%03d.py" % i] = (b"value_%d = %d\n" % (i, i)) * (i + 1)
+extra["venv/lib/zz.py"] = b"last = 1\n"
+testbox.make(sys.argv[2], name="jobs-box", extra=extra, compression="deflate")
 PY
-check jobs-sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/jobs-release.json" --out "$tmp/jobs.signed.json"
+check jobs-sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/jobs-src/release.json" --out "$tmp/jobs.signed.json"
 jrel=$tmp/jobs.signed.json
-jzip=$tmp/jobs-box.zip
+jzip=$tmp/jobs-src/jobs-box.zip
 # A tree as text: every path, its kind, mode and size, and every file's SHA-256.
 tree_text() {
     (cd "$1" && find . -printf '%P %y %m %s\n' | LC_ALL=C sort &&
