@@ -44,6 +44,8 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
      "an external signer (split into words, no shell)"},
     {OPT_PUBLIC_KEY, "--public-key", NULL, "FILE", F, NULL, 0, NULL,
      "the public key file an external signer is checked against"},
+    {OPT_PRIVATE_KEY, "--private-key", NULL, "FILE", F, NULL, 0, NULL,
+     "the private key file to write"},
     {OPT_TRUST, "--trust", NULL, "TRUSTFILE", F, NULL, 0, NULL,
      "the trust file (public keys) documents must verify against"},
     {OPT_EXPECT, "--expect", NULL, "TYPE", C, "release|channel|revocations", 0, NULL,

@@ -48,6 +48,7 @@ typedef enum sc_cli_opt {
     OPT_OUT,
     OPT_SIGNER,
     OPT_PUBLIC_KEY,
+    OPT_PRIVATE_KEY,
     OPT_TRUST,
     OPT_EXPECT,
     OPT_INSTALL_ID,

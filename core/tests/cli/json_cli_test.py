@@ -240,6 +240,16 @@ def scenario(tmp):
     # keys, git, doctor
     J("keys", "keygen", 0)
     J("exists", "keygen", 1, code="key-exists")
+    elsewhere = os.path.join(tmp, "keys-elsewhere")
+    priv, pub = os.path.join(elsewhere, "p.pem"), os.path.join(elsewhere, "p.json")
+    doc = J("chosen-paths", "keygen", 0, "--private-key", priv, "--public-key", pub)
+    note("keygen chosen paths reported",
+         bool(doc) and doc.get("privateKeyPath") == priv and doc.get("publicKeyPath") == pub)
+    J("chosen-exists", "keygen", 1, "--private-key", os.path.join(elsewhere, "q.pem"),
+      "--public-key", pub, code="key-exists")
+    note("keygen chosen-exists wrote nothing",
+         not os.path.exists(os.path.join(elsewhere, "q.pem")))
+    J("chosen-one-file", "keygen", 2, "--private-key", priv, "--public-key", priv, code="usage")
     with open(os.path.join(ws, ".gitignore"), "a") as f:
         f.write("")
     git(ws, "init", "-q")
