@@ -45,6 +45,32 @@ expect_in new-runtime-id "$S" '"runtimeId": "cpython"'
 expect_in new-scroll-version "$S" '"scrollVersion": "2.1.0"'
 expect_in new-execution "$S" '"kind": "python-script"'
 
+# ---- new scroll --min-* (upstream's host constraints) -> compatibility ----------------
+C=linux-x86_64-cuda12.4
+SC=$ws/scrolls/floors/$C/scroll.json
+check new-min-flags 0 "$sc" new scroll --box-id floors --target $C --source-revision abc \
+    --min-host-app-version 1.4 --max-host-app-version-exclusive 2 \
+    --min-nvidia-driver-version 550.54.14 --min-ram-gb 24
+expect_in new-min-host "$SC" '"minHostAppVersion": "1.4"'
+expect_in new-max-host "$SC" '"maxHostAppVersionExclusive": "2"'
+expect_in new-min-driver "$SC" '"minNvidiaDriverVersion": "550.54.14"'
+expect_in new-min-ram "$SC" '"minRamGb": 24'
+check new-min-flags-load 0 "$sc" scroll check floors/$C --json
+expect_in new-min-flags-effective "$tmp/out" '"minRamGb": 24'
+check new-min-not-dotted 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-host-app-version 1.0-beta
+expect_in new-min-not-dotted-says "$tmp/err" "--min-host-app-version 1.0-beta is not a dotted version"
+expect new-min-not-dotted-nothing test ! -e "$ws/scrolls/floors2"
+check new-min-driver-cpu 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-nvidia-driver-version 550
+check new-min-macos-linux 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-macos-version 14
+check new-min-ram-zero 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-ram-gb 0
+check new-max-below-min 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-host-app-version 2 --max-host-app-version-exclusive 1.9
+expect new-min-refused-nothing test ! -e "$ws/scrolls/floors2"
+
 # ---- keygen --private-key / --public-key (where keygen writes) -------------------------
 kd=$tmp/keys-elsewhere
 check keygen-paths 0 "$sc" keygen --private-key "$kd/secret/release.pem" \
