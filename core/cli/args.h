@@ -235,6 +235,16 @@ int sc_cli_print_help(const char *words);
 int sc_cli_print_commands_json(const char *version);
 
 /*
+ * Print `help [WORDS] --json` (and `COMMAND --help --json`): the success
+ * document {schemaVersion, ok, program, version, ...} holding, for words,
+ * "commands" (the objects of help --commands-json of every command whose
+ * words start with them; none is the usage error), else the overview
+ * ("usage", "groups" [{name, title, commands [{name, synopsis, summary}]}],
+ * "workspaceOptions").  docs/schema/cli/help.schema.json.
+ */
+int sc_cli_print_help_json(const char *words, const char *version);
+
+/*
  * Print "scrollcase: error[usage]: <fmt with what>" and a hint line on
  * stderr; return the current command's usage exit status (EXIT_USAGE).
  */

@@ -372,6 +372,22 @@ def scenario(tmp):
     J("not-a-directory", "cache ls", 1, code="io-error", e=not_dir)
     J("not-a-directory", "cache gc", 1, code="io-error", e=not_dir)
 
+    # help --json: the overview, a command's help (the objects of --commands-json), unknown
+    doc = J("overview", "help", 0)
+    note("help overview groups", bool(doc) and [g["name"] for g in doc.get("groups", [])] ==
+         ["consumer", "publisher", "author", "host", "meta"])
+    table = json.loads(subprocess.run([sc, "help", "--commands-json"], capture_output=True,
+                                      text=True).stdout)
+    doc = J("command", "help", 0, "audit")
+    note("help audit is the table's audit commands",
+         bool(doc) and doc.get("commands") ==
+         [c for c in table["commands"] if c["words"][0] == "audit"])
+    doc = run_json("--help", "help", 0, ["keygen", "--help", "--json"], env=env, cwd=ws)
+    note("keygen --help --json is help keygen --json",
+         bool(doc) and doc.get("commands") ==
+         [c for c in table["commands"] if c["name"] == "keygen"])
+    J("unknown", "help", 2, "no-such-command", code="usage")
+
     # usage errors are documents too
     for command in ("verify", "build", "keygen"):
         run_json("usage", command, 2, [command, "--bogus", "--json"], code="usage", env=env,
