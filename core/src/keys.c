@@ -467,11 +467,11 @@ static sc_code exists_error(const char *path, int is_private, sc_error *err)
     if (is_private)
         return sc_error_set(err, SC_E_KEY_EXISTS, path,
                             "signing key already exists: %s; pass --force to replace it "
-                            "(`" SC_REMEDY_KEYGEN " --force`)",
+                            "(`" SC_REMEDY_KEYGEN_FORCE "`)",
                             path);
     return sc_error_set(err, SC_E_KEY_EXISTS, path,
                         "public key file already exists: %s; pass --force to replace it "
-                        "(`" SC_REMEDY_KEYGEN " --force`) or write the pair elsewhere",
+                        "(`" SC_REMEDY_KEYGEN_FORCE "`), or choose another file with --public-key",
                         path);
 }
 
