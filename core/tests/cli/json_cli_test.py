@@ -373,11 +373,16 @@ def scenario(tmp):
     J("not-a-directory", "cache gc", 1, code="io-error", e=not_dir)
 
     # help --json: the overview, a command's help (the objects of --commands-json), unknown
+    table = json.loads(subprocess.run([sc, "help", "--commands-json"], capture_output=True,
+                                      text=True).stdout)
     doc = J("overview", "help", 0)
     note("help overview groups", bool(doc) and [g["name"] for g in doc.get("groups", [])] ==
          ["consumer", "publisher", "author", "host", "meta"])
-    table = json.loads(subprocess.run([sc, "help", "--commands-json"], capture_output=True,
-                                      text=True).stdout)
+    listed = [c for g in (doc or {}).get("groups", []) for c in g["commands"]]
+    note("help overview lists every command once, as the table does",
+         sorted(c["name"] for c in listed) == sorted(c["name"] for c in table["commands"]) and
+         all(c["synopsis"] == t["synopsis"] and c["summary"] == t["summary"]
+             for c in listed for t in table["commands"] if t["name"] == c["name"]))
     doc = J("command", "help", 0, "audit")
     note("help audit is the table's audit commands",
          bool(doc) and doc.get("commands") ==
