@@ -234,6 +234,11 @@ static int cmd_verify(sc_cli_args *a)
     if (extracted != NULL && ((sc_cli_has(a, OPT_ARCHIVE) || sc_cli_has(a, OPT_SELF_TEST))))
         return sc_cli_usage_error("%s", "--extracted checks a tree: not with --archive or --self-test");
     int json = (sc_cli_has(a, OPT_JSON)) != 0;
+    sc_box_options bo;
+    memset(&bo, 0, sizeof bo);
+    int jrc = sc_cli_jobs(a, &bo.jobs);
+    if (jrc != 0)
+        return jrc;
     sc_trust trust;
     sc_release rel;
     int rc = open_release(a, &trust, &rel);
@@ -246,7 +251,7 @@ static int cmd_verify(sc_cli_args *a)
         fprintf(stderr, "scrollcase: checking the extracted tree %s\n", extracted);
         sc_audit_report audit;
         memset(&audit, 0, sizeof audit);
-        if (sc_box_verify_extracted(&rel, extracted, NULL, 0, 0, &rep, &err) != SC_OK) {
+        if (sc_box_verify_extracted_with(&rel, extracted, NULL, 0, 0, &bo, &rep, &err) != SC_OK) {
             rc = sc_cli_report(&err);
         } else if ((sc_cli_has(a, OPT_AUDIT)) &&
                    sc_box_audit_extracted(&rel, extracted, &audit, &err) != SC_OK) {
@@ -289,7 +294,7 @@ static int cmd_verify(sc_cli_args *a)
     fprintf(stderr, "scrollcase: checking %s (%llu bytes)\n", archive,
             (unsigned long long)rel.archive_size);
     sc_box_report rep;
-    if (sc_box_verify(&rel, archive, &rep, &err) != SC_OK) {
+    if (sc_box_verify_with(&rel, archive, &bo, &rep, &err) != SC_OK) {
         rc = sc_cli_report(&err);
         free(archive);
         goto done;
@@ -298,7 +303,8 @@ static int cmd_verify(sc_cli_args *a)
     if (self_test) {
         sc_box_prepare_signal_cleanup();
         fprintf(stderr, "scrollcase: self-test of %s\n", rel.target_id);
-        if (sc_box_self_test(&rel, archive, sc_cli_value(a, OPT_TMPDIR), NULL, &err) != SC_OK) {
+        if (sc_box_self_test_with(&rel, archive, sc_cli_value(a, OPT_TMPDIR), NULL, &bo, &err) !=
+            SC_OK) {
             rc = sc_cli_report(&err);
             free(archive);
             goto done;
@@ -368,6 +374,11 @@ static int cmd_prepare(sc_cli_args *a)
         return sc_cli_usage_error("%s", "prepare takes RELEASE DEST");
     if (a->trust == NULL)
         return sc_cli_usage_error("%s", "prepare needs --trust TRUSTFILE");
+    sc_box_options bo;
+    memset(&bo, 0, sizeof bo);
+    int jrc = sc_cli_jobs(a, &bo.jobs);
+    if (jrc != 0)
+        return jrc;
     sc_box_prepare_signal_cleanup();
     sc_trust trust;
     sc_release rel;
@@ -379,7 +390,7 @@ static int cmd_prepare(sc_cli_args *a)
         sc_error err;
         sc_receipt r;
         fprintf(stderr, "scrollcase: preparing %s into %s\n", archive, a->positional[1]);
-        if (sc_box_prepare(&rel, archive, a->positional[1], &r, &err) != SC_OK) {
+        if (sc_box_prepare_with(&rel, archive, a->positional[1], &bo, &r, &err) != SC_OK) {
             rc = sc_cli_report(&err);
         } else {
             print_receipt(&r, (sc_cli_has(a, OPT_JSON)) != 0);
@@ -604,6 +615,8 @@ static int cmd_run(sc_cli_args *a)
 
 /* ---- the table ------------------------------------------------------------------- */
 
+#define JOBS_HELP "hashing and extraction threads (default: every CPU this process may use)"
+
 const sc_cli_command sc_cli_box_commands[] = {
     {"verify", "consumer", "check a box archive against its signed release",
      "Checks that an archive is the box the signed release RELEASE describes\n"
@@ -620,11 +633,14 @@ const sc_cli_command sc_cli_box_commands[] = {
      "instead of an archive (not with --archive or --self-test).  --audit runs\n"
      "the CUDA ABI audit (19) over the payload's conda-meta records (extracting\n"
      "an archive into a private directory first); findings of error severity\n"
-     "fail with audit-failed.  Prints \"ok ...\"; --json prints an object.\n",
+     "fail with audit-failed.  --jobs N sets the threads (default: every CPU\n"
+     "this process may use): the archive is read ahead on a second one while\n"
+     "it is hashed, and extraction and tree hashing use them all; the result\n"
+     "does not depend on N.  Prints \"ok ...\"; --json prints an object.\n",
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"}, {OPT_ARCHIVE, NULL}, {OPT_EXTRACTED, NULL},
                     {OPT_REVOCATIONS, NULL}, {OPT_SELF_TEST, NULL}, {OPT_TMPDIR, NULL},
-                    {OPT_AUDIT, NULL}, {OPT_JSON, NULL}),
+                    {OPT_AUDIT, NULL}, {OPT_JOBS, JOBS_HELP}, {OPT_JSON, NULL}),
      NULL, 0, cmd_verify, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"prepare", "consumer", "verify and extract a box to a new directory",
      "Verifies the archive as `verify` does and extracts it to DEST, which must\n"
@@ -632,10 +648,12 @@ const sc_cli_command sc_cli_box_commands[] = {
      "beside DEST and renamed into place; on any failure, or on SIGINT/SIGTERM,\n"
      "the stage is removed and DEST is not created.  Prints the receipt: root,\n"
      "box, target, signing keys, archive and installed sizes; --json prints it\n"
-     "as an object.  Any target may be prepared on any host.\n",
+     "as an object.  Any target may be prepared on any host.  --jobs N sets the\n"
+     "threads that read, inflate, hash and write (default: every CPU this\n"
+     "process may use); the tree does not depend on N.\n",
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}, {"DEST", 1, 0, SC_COMPLETE_DIRECTORY}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_REVOCATIONS, NULL},
-                    {OPT_JSON, NULL}),
+                    {OPT_JOBS, JOBS_HELP}, {OPT_JSON, NULL}),
      NULL, 0, cmd_prepare, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"attach", "consumer", "adopt an already-extracted box",
      "Adopts an already-extracted tree DIR (docs/format-v3.md 16.3): DIR is a\n"

@@ -443,7 +443,15 @@ static sc_code measure_tree(const char *root, sc_payload_list *list, uint64_t *s
 sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                        const char *destination, sc_receipt *out, sc_error *err)
 {
+    return sc_box_prepare_with(r, archive_path, destination, NULL, out, err);
+}
+
+sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
+                            const char *destination, const sc_box_options *o,
+                            sc_receipt *out, sc_error *err)
+{
     memset(out, 0, sizeof *out);
+    unsigned jobs = o != NULL ? o->jobs : 0;
     if (destination == NULL || destination[0] == '\0')
         return sc_error_set(err, SC_E_USAGE, NULL, "a destination is required to prepare a box");
     char *dest = sc_box_absolute(destination);
@@ -459,7 +467,7 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
     sc_code c = destination_absent(dest, err);
     if (c != SC_OK)
         goto done;
-    if ((c = sc_box_inspect(r, archive_path, &a, NULL, err)) != SC_OK)
+    if ((c = sc_box_inspect(r, archive_path, jobs, &a, NULL, err)) != SC_OK)
         goto done;
     const char *slash = strrchr(dest, '/');
     const char *base = slash + 1;
@@ -529,7 +537,7 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                          strerror(errno));
         goto done;
     }
-    if ((c = sc_zip_extract_with(a.zip, payload, 0, err)) != SC_OK)
+    if ((c = sc_zip_extract_with(a.zip, payload, jobs, err)) != SC_OK)
         goto done;
     uint64_t size = 0;
     if ((c = measure_tree(payload, &list, &size, err)) != SC_OK)
@@ -541,7 +549,8 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
         goto done;
     }
     /* The archive hashed once: read again only when its stamp moved. */
-    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, err)) != SC_OK)
+    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, jobs, err)) !=
+        SC_OK)
         goto done;
     struct stat before, after;
     if (lstat(payload, &before) != 0) {
@@ -682,6 +691,14 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
                                 const sc_env_map *host, int full, int reveal,
                                 sc_extracted_report *out, sc_error *err)
 {
+    return sc_box_verify_extracted_with(r, root, host, full, reveal, NULL, out, err);
+}
+
+sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
+                                     const sc_env_map *host, int full, int reveal,
+                                     const sc_box_options *o, sc_extracted_report *out,
+                                     sc_error *err)
+{
     memset(out, 0, sizeof *out);
     char *abs = sc_box_absolute(root);
     if (abs == NULL)
@@ -689,7 +706,8 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
     struct stat st;
     sc_code c = root_directory(abs, &st, err);
     if (c == SC_OK)
-        c = sc_payload_verify_tree(abs, r->payload_digest, &out->entry_count, err);
+        c = sc_payload_verify_tree_with(abs, r->payload_digest, o != NULL ? o->jobs : 0,
+                                        &out->entry_count, err);
     if (c == SC_OK)
         c = environment_report(r, host, full, reveal, &out->environment_report, err);
     free(abs);
@@ -829,6 +847,13 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
 sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const char *tmpdir,
                          const sc_env_map *host, sc_error *err)
 {
+    return sc_box_self_test_with(r, archive_path, tmpdir, host, NULL, err);
+}
+
+sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
+                              const char *tmpdir, const sc_env_map *host,
+                              const sc_box_options *o, sc_error *err)
+{
     sc_code c = sc_run_native_check(&r->target, err);
     if (c != SC_OK)
         return c;
@@ -842,10 +867,13 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const ch
     box = sc_path_join(tmp, "box");
     if (box == NULL)
         c = oom(err);
+    sc_payload_options po;
+    memset(&po, 0, sizeof po);
+    po.jobs = o != NULL ? o->jobs : 0;
     if (c == SC_OK)
-        c = sc_box_prepare(r, archive_path, box, &receipt, err);
+        c = sc_box_prepare_with(r, archive_path, box, o, &receipt, err);
     if (c == SC_OK)
-        c = sc_payload_collect(box, SC_PAYLOAD_HASH, &list, err);
+        c = sc_payload_collect_with(box, SC_PAYLOAD_HASH, &po, &list, err);
     char hex[65];
     if (c == SC_OK)
         c = sc_payload_digest(&list, hex, err);
