@@ -31,6 +31,7 @@
 #include "scrollcase/json.h"
 #include "scrollcase/payload.h"
 #include "scrollcase/process.h"
+#include "progress_internal.h"
 
 extern char **environ;
 
@@ -535,6 +536,8 @@ static const char *entry_in_root(const sc_target *t)
 typedef struct remap {
     const char *from[2]; /* the prefix as given and its realpath */
     const char *to;      /* the copy's absolute path */
+    sc_progress_meter *meter; /* files copied; NULL: none */
+    size_t skip;         /* bytes of the prefix path and its '/' (the item shown) */
 } remap;
 
 /* The target to write for a link read from the prefix: an absolute target
@@ -585,6 +588,9 @@ static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, i
                 rc = copy_verbatim(m, s, d, depth + 1, err);
         } else if (S_ISREG(st.st_mode)) {
             rc = copy_file(s, d, st.st_mode, 0, err);
+            if (rc == SC_OK)
+                sc_progress_meter_add(m->meter, strlen(s) > m->skip ? s + m->skip : s,
+                                      (uint64_t)st.st_size, 1);
         } else if (S_ISLNK(st.st_mode)) {
             char *raw = read_link(s);
             char *target = raw ? remapped_target(m, raw) : NULL;
@@ -608,13 +614,39 @@ static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, i
     return rc;
 }
 
+/* What copy_verbatim will copy: the bytes and count of the regular files
+ * (the totals of its progress; nothing else depends on them). */
+typedef struct copy_totals {
+    uint64_t bytes, files;
+} copy_totals;
+
+static sc_code count_one(void *ctx, const sc_walk_entry *we, int *skip, sc_error *err)
+{
+    (void)err;
+    copy_totals *t = ctx;
+    if (sc_payload_skipped_name(we->name)) {
+        *skip = 1;
+        return SC_OK;
+    }
+    if (S_ISREG(we->st->st_mode)) {
+        t->bytes += (uint64_t)we->st->st_size;
+        t->files++;
+    }
+    return SC_OK;
+}
+
 /* The digest of dir's tree; its list (with CRCs) kept in *keep when not NULL. */
 static sc_code tree_digest_keep(const char *dir, char hex[65], sc_payload_list *keep,
-                                sc_error *err)
+                                sc_progress_fn progress, void *progress_ctx, sc_error *err)
 {
     sc_payload_list list = {0};
-    sc_code rc = sc_payload_collect(dir, SC_PAYLOAD_HASH | (keep ? SC_PAYLOAD_CRC : 0), &list,
-                                    err);
+    sc_payload_options o;
+    memset(&o, 0, sizeof o);
+    o.progress = progress;
+    o.progress_ctx = progress_ctx;
+    o.progress_step = "digest";
+    sc_code rc = sc_payload_collect_with(dir, SC_PAYLOAD_HASH | (keep ? SC_PAYLOAD_CRC : 0), &o,
+                                         &list, err);
     if (rc == SC_OK)
         rc = sc_payload_digest(&list, hex, err);
     if (rc == SC_OK && keep != NULL) {
@@ -635,6 +667,15 @@ sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
 sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_dir,
                                       const sc_target *t, char prefix_digest[65],
                                       sc_payload_list *list, sc_error *err)
+{
+    return sc_envsource_copy_prefix_with(prefix_dir, venv_dir, t, prefix_digest, list, NULL,
+                                         NULL, err);
+}
+
+sc_code sc_envsource_copy_prefix_with(const char *prefix_dir, const char *venv_dir,
+                                      const sc_target *t, char prefix_digest[65],
+                                      sc_payload_list *list, sc_progress_fn progress,
+                                      void *progress_ctx, sc_error *err)
 {
     prefix_digest[0] = '\0';
     if (list != NULL)
@@ -663,8 +704,16 @@ sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_d
     if (venv_real == NULL) {
         rc = io_fail(err, venv_dir, "cannot resolve");
     } else {
-        remap m = {{prefix_dir, prefix_real}, venv_real};
-        rc = copy_verbatim(&m, prefix_dir, venv_dir, 0, err);
+        copy_totals totals = {0, 0};
+        if (progress != NULL)
+            rc = sc_file_walk(prefix_dir, 0, count_one, &totals, err);
+        sc_progress_meter meter;
+        sc_progress_meter_start(&meter, rc == SC_OK ? progress : NULL, progress_ctx, "copy",
+                                prefix_dir, totals.bytes, totals.files);
+        remap m = {{prefix_dir, prefix_real}, venv_real, &meter, strlen(prefix_dir) + 1};
+        if (rc == SC_OK)
+            rc = copy_verbatim(&m, prefix_dir, venv_dir, 0, err);
+        sc_progress_meter_end(&meter, rc == SC_OK);
     }
     free(venv_real);
     if (rc == SC_OK)
@@ -691,7 +740,7 @@ sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_d
         free(vp);
     }
     if (rc == SC_OK)
-        rc = tree_digest_keep(venv_dir, prefix_digest, list, err);
+        rc = tree_digest_keep(venv_dir, prefix_digest, list, progress, progress_ctx, err);
     if (rc != SC_OK) {
         prefix_digest[0] = '\0';
         remove_tree(venv_dir);

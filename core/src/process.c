@@ -112,7 +112,7 @@ static void signal_child(pid_t pid, int group, int sig)
 static int wait_ended(const sc_process_spec *spec, pid_t pid)
 {
     siginfo_t info;
-    if (spec->timeout_seconds <= 0) {
+    if (spec->timeout_seconds <= 0 && spec->tick == NULL) {
         for (;;) {
             memset(&info, 0, sizeof info);
             if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) == 0)
@@ -121,7 +121,8 @@ static int wait_ended(const sc_process_spec *spec, pid_t pid)
                 return 0; /* nothing left to wait for; waitpid reports it */
         }
     }
-    double deadline = now_seconds() + spec->timeout_seconds;
+    double started = now_seconds(), next_tick = started + 1.0;
+    double deadline = spec->timeout_seconds > 0 ? started + spec->timeout_seconds : 0;
     double kill_at = 0;
     int termed = 0, killed = 0;
     for (;;) {
@@ -132,7 +133,13 @@ static int wait_ended(const sc_process_spec *spec, pid_t pid)
         if (r != 0 && errno != EINTR)
             return termed;
         double t = now_seconds();
-        if (!termed && t >= deadline) {
+        if (spec->tick != NULL && t >= next_tick) {
+            spec->tick(spec->tick_ctx, (unsigned long long)((t - started) * 1000.0));
+            next_tick += 1.0;
+            if (next_tick < t)
+                next_tick = t + 1.0;
+        }
+        if (!termed && deadline > 0 && t >= deadline) {
             signal_child(pid, spec->own_process_group, SIGTERM);
             termed = 1;
             kill_at = t + SC_PROCESS_KILL_GRACE_SECONDS;

@@ -805,13 +805,13 @@ static void test_payload_change_after_a_settled_snapshot_is_gate_modified_payloa
     while (nanosleep(&t, &t) != 0)
         ;
     sc_error err;
-    CU_ASSERT_EQUAL_FATAL(sc_gate_payload_snapshot_with(s.dir, 2, NULL, NULL, &s.before, s.hex, &err), SC_OK);
+    CU_ASSERT_EQUAL_FATAL(sc_gate_payload_snapshot_with(s.dir, 2, NULL, NULL, NULL, NULL, &s.before, s.hex, &err), SC_OK);
     sc_payload_list after;
-    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, &after, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, NULL, NULL, &after, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(after.count, 2);
     sc_payload_list_free(&after);
     sc_test_write(s.dir, "model/weights.bin", "weightz");
-    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, &after, &err),
+    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, NULL, NULL, &after, &err),
                    SC_E_GATE_MODIFIED_PAYLOAD, &err);
     CU_ASSERT_STRING_EQUAL(err.path, "model/weights.bin");
     CU_ASSERT_EQUAL(after.count, 0);
