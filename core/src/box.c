@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "box_internal.h"
+#include "progress_internal.h"
 #include "scrollcase/archive_read.h"
 #include "scrollcase/cohort.h"
 #include "scrollcase/execution.h"
@@ -192,7 +193,7 @@ char *sc_box_strndup(const char *s, size_t n)
 }
 
 sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
-                       sc_code mismatch, sc_error *err)
+                       sc_code mismatch, sc_progress_meter *meter, sc_error *err)
 {
     enum { CHUNK = 4 * 1024 * 1024 };
     unsigned char *buf = malloc(CHUNK);
@@ -227,6 +228,7 @@ sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
             return c;
         }
         at += n;
+        sc_progress_meter_add(meter, name, (uint64_t)n, 0);
     }
     free(buf);
     unsigned char digest[SC_SHA256_LEN];
@@ -371,11 +373,18 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
         stat_ns(a->st.st_mtim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS &&
         stat_ns(a->st.st_ctim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS)
         return SC_OK;
-    return sc_box_hash_fd(a->fd, name, r, mismatch, err);
+    return sc_box_hash_fd(a->fd, name, r, mismatch, NULL, err);
 }
 
 sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
                        sc_box_archive *a, sc_box_report *report, sc_error *err)
+{
+    return sc_box_inspect_with(r, archive_path, NULL, a, report, err);
+}
+
+sc_code sc_box_inspect_with(const sc_release *r, const char *archive_path,
+                            const sc_box_options *o, sc_box_archive *a, sc_box_report *report,
+                            sc_error *err)
 {
     a->fd = -1;
     a->zip = NULL;
@@ -411,7 +420,14 @@ sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
     }
     a->st = st;
     a->hashed_at_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-    sc_code c = sc_box_hash_fd(fd, archive_path, r, SC_E_ARCHIVE_HASH, err);
+    sc_progress_meter meter;
+    sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
+                            o != NULL ? o->progress_ctx : NULL, "hash", archive_path,
+                            (uint64_t)st.st_size, 1);
+    sc_code c = sc_box_hash_fd(fd, archive_path, r, SC_E_ARCHIVE_HASH, &meter, err);
+    if (c == SC_OK)
+        sc_progress_meter_add(&meter, archive_path, 0, 1);
+    sc_progress_meter_end(&meter, c == SC_OK);
     if (c != SC_OK) {
         close(fd);
         return c;
@@ -452,8 +468,14 @@ sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
 sc_code sc_box_verify(const sc_release *r, const char *archive_path,
                       sc_box_report *out, sc_error *err)
 {
+    return sc_box_verify_with(r, archive_path, NULL, out, err);
+}
+
+sc_code sc_box_verify_with(const sc_release *r, const char *archive_path,
+                           const sc_box_options *o, sc_box_report *out, sc_error *err)
+{
     sc_box_archive a;
-    sc_code c = sc_box_inspect(r, archive_path, &a, out, err);
+    sc_code c = sc_box_inspect_with(r, archive_path, o, &a, out, err);
     if (c == SC_OK)
         sc_box_archive_close(&a);
     return c;

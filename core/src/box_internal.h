@@ -43,10 +43,16 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
 sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
                        sc_box_archive *a, sc_box_report *report, sc_error *err);
 
+/* The same, its hashing told to o's progress (o may be NULL). */
+sc_code sc_box_inspect_with(const sc_release *r, const char *archive_path,
+                            const sc_box_options *o, sc_box_archive *a, sc_box_report *report,
+                            sc_error *err);
+
 /* The SHA-256 of the whole descriptor, compared with the release's:
  * mismatch is the code of a difference (archive-hash, archive-changed). */
+struct sc_progress_meter;
 sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
-                       sc_code mismatch, sc_error *err);
+                       sc_code mismatch, struct sc_progress_meter *meter, sc_error *err);
 
 void sc_box_archive_close(sc_box_archive *a);
 

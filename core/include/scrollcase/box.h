@@ -35,6 +35,7 @@
 #include "scrollcase/environment.h"
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+#include "scrollcase/progress.h"
 #include "scrollcase/run.h"
 #include "scrollcase/target.h"
 #include "scrollcase/trust.h"
@@ -97,6 +98,25 @@ typedef struct sc_box_report {
 sc_code sc_box_verify(const sc_release *r, const char *archive_path,
                       sc_box_report *out, sc_error *err);
 
+/*
+ * Options of the _with forms below (NULL: the defaults).  progress hears the
+ * long steps (progress.h; NULL: none): "hash" (the archive's SHA-256: bytes
+ * of the archive file as read, of its size on disk), "extract"
+ * (sc_zip_extract_opts), "verify" (an extracted tree against its list:
+ * sc_payload_verify_tree_opts, whose expected bytes are the release's
+ * installedSizeBytes less the list file — what the release signs, not a
+ * measurement), "digest" (the self-test's hashing of what it extracted)
+ * and "self-test" (the run: elapsed_ms against limit_ms).  Progress never
+ * changes what is checked or written.
+ */
+typedef struct sc_box_options {
+    sc_progress_fn progress;
+    void *progress_ctx;
+} sc_box_options;
+
+sc_code sc_box_verify_with(const sc_release *r, const char *archive_path,
+                           const sc_box_options *o, sc_box_report *out, sc_error *err);
+
 /* What prepare and attach hand back (16.2, 16.3).  Owned; sc_receipt_free. */
 typedef struct sc_receipt {
     const char *status;                 /* "prepared" or "attached" (static) */
@@ -134,6 +154,10 @@ sc_json *sc_receipt_to_json(const sc_receipt *r);
  */
 sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                        const char *destination, sc_receipt *out, sc_error *err);
+
+sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
+                            const char *destination, const sc_box_options *o, sc_receipt *out,
+                            sc_error *err);
 
 /*
  * The stage directory prepare is using right now, or "" — for a signal
@@ -189,6 +213,11 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
                                 const sc_env_map *host, int full, int reveal,
                                 sc_extracted_report *out, sc_error *err);
 
+sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
+                                     const sc_env_map *host, int full, int reveal,
+                                     const sc_box_options *o, sc_extracted_report *out,
+                                     sc_error *err);
+
 /*
  * The self-test (16.1, --self-test): native host only (foreign-target),
  * extract into a private directory under tmpdir (NULL: $TMPDIR or /tmp),
@@ -200,6 +229,10 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
  */
 sc_code sc_box_self_test(const sc_release *r, const char *archive_path,
                          const char *tmpdir, const sc_env_map *host, sc_error *err);
+
+sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
+                              const char *tmpdir, const sc_env_map *host,
+                              const sc_box_options *o, sc_error *err);
 
 /*
  * Install SIGINT and SIGTERM handlers that remove the active prepare stage
