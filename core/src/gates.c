@@ -244,8 +244,8 @@ sc_code sc_gate_self_test_with(const char *payload_root, const sc_json *scroll,
         goto done;
     char *argv[] = {program, (char *)"-c", code.p, NULL};
     sc_progress_meter meter;
-    sc_progress_meter_start(&meter, progress, progress_ctx, "self-test", program, 0, 1);
-    sc_progress_meter_limit(&meter, (uint64_t)gate_timeout(scroll) * 1000);
+    sc_progress_meter_start_runs(&meter, progress, progress_ctx, "self-test", program, 1,
+                                 (uint64_t)gate_timeout(scroll) * 1000);
     gate_watch watch = {&meter, program};
     c = run_gate(program, argv, envp, payload_root, out_fd, err_fd, gate_timeout(scroll),
                  "self-test failed", &watch, err);
@@ -478,9 +478,9 @@ sc_code sc_gate_parity_ex(const char *payload_root, const sc_json *scroll, const
         goto done;
     }
     sc_progress_meter meter;
-    sc_progress_meter_start(&meter, options ? options->progress : NULL,
-                            options ? options->progress_ctx : NULL, "parity", "", 0, n);
-    sc_progress_meter_limit(&meter, (uint64_t)timeout_seconds * 1000);
+    sc_progress_meter_start_runs(&meter, options ? options->progress : NULL,
+                                 options ? options->progress_ctx : NULL, "parity", "", n,
+                                 (uint64_t)timeout_seconds * 1000);
     for (size_t i = 0; i < n && c == SC_OK; i++) {
         names[i] = sc_json_cstr(sc_json_at(accs, i));
         gate_watch watch = {&meter, names[i]};

@@ -777,9 +777,9 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
         spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
         spec.own_process_group = 1;
         sc_progress_meter meter;
-        sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
-                                o != NULL ? o->progress_ctx : NULL, "self-test", program, 0, 1);
-        sc_progress_meter_limit(&meter, timeout * 1000);
+        sc_progress_meter_start_runs(&meter, o != NULL ? o->progress : NULL,
+                                     o != NULL ? o->progress_ctx : NULL, "self-test", program,
+                                     1, timeout * 1000);
         if (meter.open) {
             spec.tick = self_test_tick;
             spec.tick_ctx = &meter;

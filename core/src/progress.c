@@ -49,9 +49,9 @@ static void meter_send(sc_progress_meter *m, const char *item, int finished, uin
     m->fn(m->ctx, &e);
 }
 
-void sc_progress_meter_start(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
-                             const char *step, const char *item, uint64_t bytes_total,
-                             uint64_t files_total)
+static void meter_open(sc_progress_meter *m, sc_progress_fn fn, void *ctx, const char *step,
+                       const char *item, uint64_t bytes_total, uint64_t files_total,
+                       uint64_t limit_ms)
 {
     m->fn = fn;
     m->ctx = ctx;
@@ -59,10 +59,24 @@ void sc_progress_meter_start(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
     m->bytes_total = bytes_total;
     m->files_total = files_total;
     m->bytes_done = m->files_done = m->shown_bytes = 0;
-    m->limit_ms = 0;
+    m->limit_ms = limit_ms;
     m->open = fn != NULL && pthread_mutex_init(&m->lock, NULL) == 0;
     if (m->open)
         meter_send(m, item, 0, 0);
+}
+
+void sc_progress_meter_start(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
+                             const char *step, const char *item, uint64_t bytes_total,
+                             uint64_t files_total)
+{
+    meter_open(m, fn, ctx, step, item, bytes_total, files_total, 0);
+}
+
+void sc_progress_meter_start_runs(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
+                                  const char *step, const char *item, uint64_t runs,
+                                  uint64_t limit_ms)
+{
+    meter_open(m, fn, ctx, step, item, 0, runs, limit_ms);
 }
 
 void sc_progress_meter_add(sc_progress_meter *m, const char *item, uint64_t bytes,
@@ -84,15 +98,6 @@ void sc_progress_meter_tick(sc_progress_meter *m, const char *item, uint64_t ela
         return;
     pthread_mutex_lock(&m->lock);
     meter_send(m, item, 0, elapsed_ms);
-    pthread_mutex_unlock(&m->lock);
-}
-
-void sc_progress_meter_limit(sc_progress_meter *m, uint64_t limit_ms)
-{
-    if (m == NULL || !m->open)
-        return;
-    pthread_mutex_lock(&m->lock);
-    m->limit_ms = limit_ms;
     pthread_mutex_unlock(&m->lock);
 }
 

@@ -44,8 +44,11 @@ void sc_progress_meter_add(sc_progress_meter *m, const char *item, uint64_t byte
 /* A process run's time so far (process steps): sends an event. */
 void sc_progress_meter_tick(sc_progress_meter *m, const char *item, uint64_t elapsed_ms);
 
-/* Set the time limit the next events report (process steps). */
-void sc_progress_meter_limit(sc_progress_meter *m, uint64_t limit_ms);
+/* Start a step of process runs: files_total runs, each under a time limit
+ * of limit_ms (every event of the step carries it). */
+void sc_progress_meter_start_runs(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
+                                  const char *step, const char *item, uint64_t runs,
+                                  uint64_t limit_ms);
 
 /* End the step: ok sends the finished event (its totals raised to what was
  * counted, when it counted more); not ok sends nothing.  Idempotent. */
