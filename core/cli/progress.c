@@ -266,6 +266,11 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e)
                 exact_done, speed);
 }
 
+void sc_cli_progress_break(sc_cli_progress *p)
+{
+    end_bar(p);
+}
+
 void sc_cli_progress_close(sc_cli_progress *p)
 {
     end_bar(p);
