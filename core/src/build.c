@@ -668,9 +668,13 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
             b->asset_count = (uint64_t)array_len(a);
             b->asset_rel = rel;
             b->asset_finished = 0;
+            if (b->o->transfer != NULL) /* the step's first event, at 0 */
+                download_progress(b, rel, 0, size);
             /* the cache first: a second build fetches nothing, a .part there resumes */
             c = sc_asset_cache_copy_to(cache, scroll_str(as, "url"), size,
                                        scroll_str(as, "sha256"), b->o->offline, &opt, dst, err);
+            if (c == SC_OK && b->o->transfer != NULL && !b->asset_finished)
+                download_progress(b, rel, size, size); /* from the cache: done at once */
         }
         free(dst);
     }
