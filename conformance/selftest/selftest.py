@@ -669,6 +669,33 @@ def persistent_crash_restart(ctx):
           "exit-at-end: exit %d, %r" % (rc, err))
 
 
+def persistent_gone_at_once(ctx):
+    """A persistent adapter that exits before reading its request fails each
+    case as a crash, the same way on every run: whether the request's write
+    fails (the adapter already gone) or lands in the pipe first must not turn
+    a failure into a runner error."""
+    # A two-line adapter (no shell script to parse first) loses the race
+    # often: the old runner called a tenth of such cases runner errors.
+    gone = os.path.join(ctx.tmp, "gone.sh")
+    with open(gone, "w") as f:
+        f.write('[ "$1" = --hello ] && exec /bin/sh %s --hello\n'
+                'echo \'{"error": "invalid-json"}\'; exit 1\n' % ADAPTER.split()[-1])
+    seen = None
+    for _ in range(8):
+        rc, out, err, rep = ctx.run("--jobs", "2", adapter="/bin/sh " + gone,
+                                    env={"FAKE_HELLO": "persistent"})
+        check(rc == 1, "exit %d" % rc)
+        # (a case whose operation the hello does not offer never runs)
+        got = {"%s/%s" % (c["area"], c["id"]): (c["status"], c.get("reason"))
+               for c in rep["cases"] if c["id"] != "op-not-offered"}
+        bad = {k: v for k, v in got.items() if v[0] != "fail"}
+        check(not bad, "not failed as crashes: %r" % sorted(bad.items())[:5])
+        check(all(v[1].startswith("crash:") for v in got.values()), "reasons %r"
+              % sorted({v[1] for v in got.values()}))
+        check(seen is None or got == seen, "a second run differs")
+        seen = got
+
+
 def adapter_argv(ctx):
     """The adapter as an argv: words with spaces survive (--adapter-arg or --)."""
     d = os.path.join(ctx.tmp, "dir with space")
@@ -801,6 +828,7 @@ SCENARIOS = {
     "hello-typo": hello_typo,
     "persistent-same": persistent_same,
     "persistent-crash-restart": persistent_crash_restart,
+    "persistent-gone-at-once": persistent_gone_at_once,
     "adapter-argv": adapter_argv,
     "quiet-and-unsupported": quiet_and_unsupported,
     "report-formats": report_formats,

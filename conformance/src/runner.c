@@ -1429,12 +1429,21 @@ static void run_persistent(sc_run *r, const char *tmp)
             j->seq++;
             /* a fresh adapter when none runs, and one retry when the old one
              * turns out to be gone (it may have exited after its last answer) */
-            int sent = -1;
+            int sent = -1, fresh = 0;
             for (int attempt = 0; attempt < 2 && sent != 0; attempt++) {
-                if (!j->running && start_persistent(r, j) != 0)
+                fresh = !j->running;
+                if (fresh && start_persistent(r, j) != 0)
                     break;
                 sent = send_request(j);
-                if (sent != 0) {
+                if (sent != 0 && fresh) {
+                    /* A fresh adapter that is gone before the request
+                     * reached it is judged by what it printed and how it
+                     * ended, as if the write had won the race: whether
+                     * the write fails or lands in the pipe first must not
+                     * change the verdict. */
+                    sc_proc_close_stdin(&j->proc);
+                    sent = 0;
+                } else if (sent != 0) {
                     stop_persistent(j);
                     r->restarts++;
                 }

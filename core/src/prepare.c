@@ -65,33 +65,90 @@ sc_code sc_box_remove_tree(const char *path, sc_error *err)
 
 /* ---- the active stage and the signal cleanup ---------------------------------- */
 
-static char g_stage[PATH_MAX];
-static volatile sig_atomic_t g_stage_set;
+/*
+ * A directory the signal cleanup removes: a descriptor of its parent and its
+ * name there (at most NAME_MAX bytes), so that neither its depth nor the
+ * length of its path matters, and a later rename of a directory above it
+ * does not send the cleanup elsewhere.  path is the caller's view, for
+ * sc_box_prepare_active_stage; the handler never reads it.
+ */
+static void hold_signals(sigset_t *old);
+static void release_signals(const sigset_t *old);
+
+typedef struct cleanup_slot {
+    volatile sig_atomic_t set;
+    int parent;
+    char name[NAME_MAX + 1];
+    char *path;
+} cleanup_slot;
+
+static cleanup_slot g_stage = {0, -1, "", NULL};
 /* The private temporary root of a self-test or temporary run, if any. */
-static char g_tmp_root[PATH_MAX];
-static volatile sig_atomic_t g_tmp_root_set;
+static cleanup_slot g_tmp_root = {0, -1, "", NULL};
 
 const char *sc_box_prepare_active_stage(void)
 {
-    return g_stage_set ? g_stage : "";
+    return g_stage.set && g_stage.path != NULL ? g_stage.path : "";
 }
 
-static void set_stage(const char *path)
+/* Open the parent of the directory about to be made at path, with the
+ * signals held (hold_signals), before it is made. */
+static int slot_open_parent(const char *path)
 {
-    g_stage_set = 0;
-    if (path != NULL && strlen(path) < sizeof g_stage) {
-        memcpy(g_stage, path, strlen(path) + 1);
-        g_stage_set = 1;
-    }
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (slash == path)
+        return open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char *dir = sc_box_strndup(path, (size_t)(slash - path));
+    if (dir == NULL)
+        return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int e = errno;
+    free(dir);
+    errno = e;
+    return fd;
 }
 
-static void set_tmp_root(const char *path)
+/* Register the directory path, made under the descriptor parent (which the
+ * slot then owns); 0, or -1 when it cannot be registered. */
+static int slot_set(cleanup_slot *s, int parent, const char *path)
 {
-    g_tmp_root_set = 0;
-    if (path != NULL && strlen(path) < sizeof g_tmp_root) {
-        memcpy(g_tmp_root, path, strlen(path) + 1);
-        g_tmp_root_set = 1;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    size_t n = strlen(name);
+    char *copy = sc_box_strndup(path, strlen(path));
+    if (parent < 0 || n == 0 || n > NAME_MAX || copy == NULL) {
+        free(copy);
+        if (parent >= 0)
+            close(parent);
+        return -1;
     }
+    s->set = 0;
+    memcpy(s->name, name, n + 1);
+    s->parent = parent;
+    free(s->path);
+    s->path = copy;
+    s->set = 1;
+    return 0;
+}
+
+/* Remove the registered directory (through its parent's descriptor) and
+ * forget it. */
+static void slot_remove(cleanup_slot *s)
+{
+    sigset_t held;
+    hold_signals(&held);
+    if (s->set)
+        (void)sc_file_remove_at(s->parent, s->name);
+    s->set = 0;
+    if (s->parent >= 0)
+        close(s->parent);
+    s->parent = -1;
+    s->name[0] = '\0';
+    free(s->path);
+    s->path = NULL;
+    release_signals(&held);
 }
 
 /*
@@ -116,10 +173,10 @@ static void release_signals(const sigset_t *old)
 static void cleanup_handler(int sig)
 {
     int saved = errno;
-    if (g_stage_set)
-        (void)sc_file_remove_at(AT_FDCWD, g_stage);
-    if (g_tmp_root_set)
-        (void)sc_file_remove_at(AT_FDCWD, g_tmp_root);
+    if (g_stage.set)
+        (void)sc_file_remove_at(g_stage.parent, g_stage.name);
+    if (g_tmp_root.set)
+        (void)sc_file_remove_at(g_tmp_root.parent, g_tmp_root.name);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
@@ -449,8 +506,11 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
              STAGE_PREFIX, base, (long)getpid());
     sigset_t held;
     hold_signals(&held);
-    if (mkdtemp(stage) == NULL) {
+    int stage_parent = slot_open_parent(stage);
+    if (stage_parent < 0 || mkdtemp(stage) == NULL) {
         int e = errno;
+        if (stage_parent >= 0)
+            close(stage_parent);
         release_signals(&held);
         c = sc_error_set(err, SC_E_IO, stage, "cannot create the stage directory: %s",
                          strerror(e));
@@ -458,7 +518,14 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
         stage = NULL;
         goto done;
     }
-    set_stage(stage);
+    if (slot_set(&g_stage, stage_parent, stage) != 0) {
+        (void)rmdir(stage);
+        release_signals(&held);
+        c = oom(err);
+        free(stage);
+        stage = NULL;
+        goto done;
+    }
     release_signals(&held);
     payload = sc_path_join(stage, "payload");
     if (payload == NULL) {
@@ -525,8 +592,7 @@ done:
             (void)sc_file_remove_at(AT_FDCWD, dest);
     }
     if (stage != NULL) {
-        (void)sc_file_remove_at(AT_FDCWD, stage);
-        set_stage(NULL);
+        slot_remove(&g_stage);
     }
     sc_payload_list_free(&list);
     sc_box_archive_close(&a);
@@ -688,14 +754,22 @@ static sc_code private_dir(const char *tmpdir, const char *prefix, char **out, s
     snprintf(p, n, "%s/%sXXXXXX", tmpdir, prefix);
     sigset_t held;
     hold_signals(&held);
-    if (mkdtemp(p) == NULL) {
+    int parent = slot_open_parent(p);
+    if (parent < 0 || mkdtemp(p) == NULL) {
         int e = errno;
+        if (parent >= 0)
+            close(parent);
         release_signals(&held);
         free(p);
         return sc_error_set(err, SC_E_IO, tmpdir, "cannot create a temporary directory in %s: %s",
                             tmpdir, strerror(e));
     }
-    set_tmp_root(p);
+    if (slot_set(&g_tmp_root, parent, p) != 0) {
+        (void)rmdir(p);
+        release_signals(&held);
+        free(p);
+        return oom(err);
+    }
     release_signals(&held);
     *out = p;
     return SC_OK;
@@ -850,8 +924,7 @@ sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
         c = run_self_test(r, box, host, o, err);
     sc_payload_list_free(&list);
     sc_receipt_free(&receipt);
-    (void)sc_file_remove_at(AT_FDCWD, tmp);
-    set_tmp_root(NULL);
+    slot_remove(&g_tmp_root);
     free(box);
     free(tmp);
     return c;
@@ -887,8 +960,7 @@ sc_code sc_box_audit_archive(const sc_release *r, const char *archive_path, cons
     if (c == SC_OK)
         c = sc_box_audit_extracted(r, box, rep, err);
     sc_receipt_free(&receipt);
-    (void)sc_file_remove_at(AT_FDCWD, tmp);
-    set_tmp_root(NULL);
+    slot_remove(&g_tmp_root);
     free(box);
     free(tmp);
     return c;
@@ -932,8 +1004,7 @@ sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
         c = sc_run(&spec, out, err);
     }
     sc_receipt_free(&receipt);
-    (void)sc_file_remove_at(AT_FDCWD, tmp);
-    set_tmp_root(NULL);
+    slot_remove(&g_tmp_root);
     free(box);
     free(tmp);
     return c;

@@ -745,6 +745,38 @@ static void prepare_sigterm_removes_the_stage(void)
     fx_free(&f);
 }
 
+/* The cleanup holds the stage's parent by descriptor: a rename of a
+ * directory above the stage mid-prepare does not leave the stage behind. */
+static void prepare_sigterm_removes_the_stage_after_its_parent_moved(void)
+{
+    if (skip_large("SIGTERM after the stage's parent moved"))
+        return;
+    box_opts o = PLAIN;
+    o.big_size = (uint64_t)200 * 1024 * 1024;
+    fx f;
+    build(&f, &o);
+    char *sub = cat(f.dir, "sub");
+    char *moved = cat(f.dir, "moved");
+    CU_ASSERT_FATAL(mkdir(sub, 0755) == 0);
+    char *dest = cat(sub, "box");
+    pid_t pid = fork_prepare(&f, dest, 1);
+    int staged = wait_for_stage(sub, pid);
+    CU_ASSERT_FATAL(rename(sub, moved) == 0);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CU_ASSERT(staged);
+    /* Ended by the signal, or by its own error if it noticed the move
+     * first: either way nothing of it is left. */
+    CU_ASSERT(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0));
+    CU_ASSERT_EQUAL(count_prefixed(moved, ".scrollcase-prepare-"), 0);
+    CU_ASSERT_EQUAL(count_prefixed(moved, ""), 2); /* "." and ".." only */
+    free(dest);
+    free(moved);
+    free(sub);
+    fx_free(&f);
+}
+
 static void prepare_archive_changed_during_extraction(void)
 {
     if (skip_large("archive changed mid-extraction"))
@@ -1136,6 +1168,7 @@ void register_consumer_tests(void)
     SC_ADD_TEST(s, prepare_on_a_full_disk_is_io_error_and_leaves_nothing);
     SC_ADD_TEST(s, prepare_killed_mid_extraction_leaves_no_destination);
     SC_ADD_TEST(s, prepare_sigterm_removes_the_stage);
+    SC_ADD_TEST(s, prepare_sigterm_removes_the_stage_after_its_parent_moved);
     SC_ADD_TEST(s, prepare_archive_changed_during_extraction);
     SC_ADD_TEST(s, attach_accepts_a_prepared_tree_and_ignores_extra_files);
     SC_ADD_TEST(s, attach_root_must_be_a_real_directory);

@@ -160,9 +160,11 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
                             sc_error *err);
 
 /*
- * The stage directory prepare is using right now, or "" — for a signal
- * handler of the command, which removes it before exiting.  The pointer is
- * to static storage and is written before the directory is created.
+ * The path of the stage directory prepare is using right now, or "" (for
+ * diagnostics).  The library owns the string; it stays valid until that
+ * stage is removed.  The signal cleanup (sc_box_prepare_signal_cleanup) does
+ * not use it: it removes the stage through a descriptor of its parent, so a
+ * stage at any depth or path length is removed.
  */
 const char *sc_box_prepare_active_stage(void);
 
