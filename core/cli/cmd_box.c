@@ -272,7 +272,7 @@ static int cmd_verify(sc_cli_args *a)
     sc_cli_progress shown;
     if ((trc = sc_cli_progress_open(&shown, a)) != 0)
         return trc;
-    sc_box_options bo = {sc_cli_progress_event, &shown};
+    sc_box_options bo = {.progress = sc_cli_progress_event, .progress_ctx = &shown};
     int rc = open_release(a, &trust, &rel);
     if (rc != 0) {
         sc_cli_progress_close(&shown);
@@ -423,7 +423,7 @@ static int cmd_prepare(sc_cli_args *a)
     if ((rc = archive_path(a, &rel, &archive)) == 0) {
         sc_error err;
         sc_receipt r;
-        sc_box_options bo = {sc_cli_progress_event, &shown};
+        sc_box_options bo = {.progress = sc_cli_progress_event, .progress_ctx = &shown};
         archive_step(&shown, "preparing", archive, a->positional[1], &rel);
         if (sc_box_prepare_with(&rel, archive, a->positional[1], &bo, &r, &err) != SC_OK) {
             sc_cli_progress_close(&shown);

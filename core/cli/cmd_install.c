@@ -62,7 +62,7 @@ static int cmd_install(sc_cli_args *a)
     memset(&d, 0, sizeof d);
     d.progress = download_progress;
     d.ctx = &shown;
-    sc_box_options bo = {sc_cli_progress_event, &shown.shown};
+    sc_box_options bo = {.progress = sc_cli_progress_event, .progress_ctx = &shown.shown};
     sc_install_options o;
     memset(&o, 0, sizeof o);
     o.url = a->positional[0];

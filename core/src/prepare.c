@@ -537,8 +537,8 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
                          strerror(errno));
         goto done;
     }
-    sc_zip_extract_options xo = {0, o != NULL ? o->progress : NULL,
-                                 o != NULL ? o->progress_ctx : NULL};
+    sc_zip_extract_options xo = {.progress = o != NULL ? o->progress : NULL,
+                                 .progress_ctx = o != NULL ? o->progress_ctx : NULL};
     if ((c = sc_zip_extract_opts(a.zip, payload, &xo, err)) != SC_OK)
         goto done;
     uint64_t size = 0;
