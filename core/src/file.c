@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -387,6 +388,34 @@ int sc_is_dir(const char *path)
 {
     struct stat st;
     return path != NULL && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Filesystem magic numbers (statfs f_type, as linux/magic.h has them). */
+static int stamps_trusted_type(long type)
+{
+    switch ((unsigned long)type & 0xffffffffUL) {
+    case 0xEF53UL:     /* ext2, ext3, ext4 */
+    case 0x58465342UL: /* XFS */
+    case 0x9123683EUL: /* Btrfs */
+    case 0x01021994UL: /* tmpfs */
+    case 0xF2F52010UL: /* F2FS */
+    case 0x794C7630UL: /* overlayfs */
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int sc_file_stamps_trusted(int fd)
+{
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 && stamps_trusted_type((long)fs.f_type);
+}
+
+int sc_file_stamps_trusted_path(const char *path)
+{
+    struct statfs fs;
+    return path != NULL && statfs(path, &fs) == 0 && stamps_trusted_type((long)fs.f_type);
 }
 
 int sc_is_file(const char *path)

@@ -542,6 +542,8 @@ typedef struct walker {
     unsigned jobs;
     const sc_payload_list *reuse_sub; /* of root/reuse_under; NULL when none */
     const char *reuse_under;
+    int stamps_trusted;           /* sc_file_stamps_trusted of the root */
+    uint64_t root_dev;
     sc_progress_meter *meter;         /* files hashed (bytes as they are read) */
 } walker;
 
@@ -695,6 +697,9 @@ static int reuse_digest(const walker *w, sc_payload_entry *e)
 {
     const sc_payload_entry *r = reuse_find(w, e);
     if (r == NULL || r->kind != SC_PAYLOAD_FILE || !r->stamp.valid || r->sha256[0] == '\0')
+        return 0;
+    /* only on a filesystem whose stamps show every change (file.h) */
+    if (!w->stamps_trusted || e->stamp.dev != w->root_dev)
         return 0;
     if ((w->flags & SC_PAYLOAD_CRC) && !r->has_crc)
         return 0;
@@ -900,7 +905,10 @@ sc_code sc_payload_collect_with(const char *root, unsigned flags, const sc_paylo
     sc_payload_list list = {NULL, 0, 0};
     walker w = {root, flags, &list, NULL, 0, 0, err, o != NULL ? o->reuse : NULL,
                 sc_jobs_resolve(o != NULL ? o->jobs : 0), o != NULL ? o->reuse_sub : NULL,
-                o != NULL ? o->reuse_under : NULL, NULL};
+                o != NULL ? o->reuse_under : NULL,
+                /* stamps_trusted */ 0, (uint64_t)st.st_dev, NULL};
+    if (w.reuse != NULL || w.reuse_sub != NULL)
+        w.stamps_trusted = sc_file_stamps_trusted_path(root);
     sc_code c = sc_file_walk(root, SC_WALK_SORTED, collect_one, &w, err);
     sc_progress_meter meter;
     if (c == SC_OK) {

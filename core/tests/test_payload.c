@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -957,6 +959,12 @@ static void test_collect_reuses_the_digest_of_a_file_unchanged_since_it_was_hash
      * reuse list's digest is replaced by a bogus one: the second collection
      * takes it unread.  After a change of the same size it reads again. */
     char *root = sc_test_tmpdir();
+    if (!sc_file_stamps_trusted_path(root)) {
+        fprintf(stderr, "\n  SKIP reuse: the temporary directory's filesystem keeps stamps it cannot trust\n");
+        sc_test_rmtree(root);
+        free(root);
+        return;
+    }
     put(root, "model.bin", "weights");
     sleep_ms(SC_PAYLOAD_RACY_NS / 1000000 + 30);
     sc_payload_list first = {NULL, 0, 0}, again = {NULL, 0, 0};
@@ -980,12 +988,68 @@ static void test_collect_reuses_the_digest_of_a_file_unchanged_since_it_was_hash
     free(root);
 }
 
+/* On a filesystem whose stamps it cannot trust (here ramfs, which
+ * file.h's list leaves out), a reuse list is never taken: every file is
+ * read again. */
+static void test_collect_reads_again_where_the_filesystem_stamps_are_not_trusted(void)
+{
+    char *root = sc_test_tmpdir();
+    if (mount("ramfs", root, "ramfs", 0, NULL) != 0) {
+        fprintf(stderr, "\n  SKIP untrusted stamps: cannot mount a ramfs (%s)\n", strerror(errno));
+        sc_test_rmtree(root);
+        free(root);
+        return;
+    }
+    CU_ASSERT_EQUAL(sc_file_stamps_trusted_path(root), 0);
+    put(root, "model.bin", "weights");
+    sleep_ms(SC_PAYLOAD_RACY_NS / 1000000 + 30);
+    sc_payload_list first = {NULL, 0, 0}, again = {NULL, 0, 0};
+    collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 1, NULL, &first);
+    sc_payload_entry *e = (sc_payload_entry *)find(&first, "model.bin");
+    char real[65];
+    memcpy(real, e->sha256, sizeof real);
+    memcpy(e->sha256, BOGUS, sizeof e->sha256);
+    collect_with_ok(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, 1, &first, &again);
+    CU_ASSERT_STRING_EQUAL(find(&again, "model.bin")->sha256, real);
+    sc_payload_list_free(&again);
+    sc_payload_list_free(&first);
+    umount2(root, MNT_DETACH);
+    sc_test_rmtree(root);
+    free(root);
+}
+
+static void test_stamps_are_trusted_only_on_known_local_filesystems(void)
+{
+    CU_ASSERT_EQUAL(sc_file_stamps_trusted_path("/proc"), 0);
+    CU_ASSERT_EQUAL(sc_file_stamps_trusted_path("/nonexistent-scrollcase-path"), 0);
+    CU_ASSERT_EQUAL(sc_file_stamps_trusted(-1), 0);
+    char *root = sc_test_tmpdir();
+    if (mount("tmpfs", root, "tmpfs", 0, "size=1m") == 0) {
+        CU_ASSERT_EQUAL(sc_file_stamps_trusted_path(root), 1);
+        int fd = open(root, O_RDONLY | O_DIRECTORY);
+        CU_ASSERT_EQUAL(sc_file_stamps_trusted(fd), 1);
+        if (fd >= 0)
+            close(fd);
+        umount2(root, MNT_DETACH);
+    } else {
+        fprintf(stderr, "\n  SKIP trusted stamps on tmpfs: cannot mount (%s)\n", strerror(errno));
+    }
+    sc_test_rmtree(root);
+    free(root);
+}
+
 static void test_collect_reuses_a_subtree_list_under_its_directory(void)
 {
     /* The environment is hashed where it was copied (root/venv); the
      * payload's collection reuses those records for venv/..., and only
      * there. */
     char *root = sc_test_tmpdir();
+    if (!sc_file_stamps_trusted_path(root)) {
+        fprintf(stderr, "\n  SKIP reuse: the temporary directory's filesystem keeps stamps it cannot trust\n");
+        sc_test_rmtree(root);
+        free(root);
+        return;
+    }
     put(root, "venv/lib/mod.py", "x = 1\n");
     put(root, "lib/mod.py", "x = 1\n");
     sleep_ms(SC_PAYLOAD_RACY_NS / 1000000 + 30);
@@ -1551,6 +1615,8 @@ void register_payload_tests(void)
     SC_ADD_TEST(s, test_collect_with_crc_records_each_files_crc32);
     SC_ADD_TEST(s, test_collect_reuses_the_digest_of_a_file_unchanged_since_it_was_hashed);
     SC_ADD_TEST(s, test_collect_reuses_a_subtree_list_under_its_directory);
+    SC_ADD_TEST(s, test_collect_reads_again_where_the_filesystem_stamps_are_not_trusted);
+    SC_ADD_TEST(s, test_stamps_are_trusted_only_on_known_local_filesystems);
     SC_ADD_TEST(s, test_collect_rereads_a_file_changed_close_to_its_hashing);
     SC_ADD_TEST(s, test_collect_results_do_not_depend_on_the_job_count);
     SC_ADD_TEST(s, test_collect_root_must_be_a_real_directory);

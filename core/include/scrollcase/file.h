@@ -80,6 +80,18 @@ int sc_is_dir(const char *path);
 int sc_is_file(const char *path);
 
 /*
+ * 1 when the filesystem holding the open file fd keeps nanosecond
+ * timestamps that only this host's kernel sets (ext2/3/4, XFS, Btrfs, tmpfs,
+ * F2FS, overlayfs): there an unchanged (device, inode, size, mtime, ctime)
+ * shows an unchanged file, and a later pass may skip reading it again.  0
+ * anywhere else — NFS, SMB and FUSE (cached or server-set attributes), FAT
+ * and exFAT (coarse times), an unknown filesystem, or an fd fstatfs refuses.
+ */
+int sc_file_stamps_trusted(int fd);
+/* The same for a path (followed). */
+int sc_file_stamps_trusted_path(const char *path);
+
+/*
  * Remove path and everything below it without following a link (a link is
  * unlinked, never entered).  A missing path is success.  Any depth, any
  * path length: iterative, one directory open at a time (openat, and

@@ -74,7 +74,9 @@ typedef struct sc_payload_options {
      * hashed, keeps the record's sha256 (and crc32) unread.  The kernel sets
      * ctime on every write, truncation, rename or chmod and no call sets it
      * back, so such a file has not changed since (a file changed within the
-     * clock's granularity of its hashing is read again). */
+     * clock's granularity of its hashing is read again).  Taken only on a
+     * filesystem whose stamps show every change (sc_file_stamps_trusted) and
+     * for files on the root's own device; elsewhere every file is read. */
     const sc_payload_list *reuse;
     /* A second reuse list, collected from root/reuse_under (its paths
      * relative to there), for the entries below that directory: the

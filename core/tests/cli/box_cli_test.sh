@@ -24,60 +24,19 @@ expect_in verify-default-trust-file "$tmp/err" "$tmp/.scrollcase/keys/signing-pu
 # ---- build the box ---------------------------------------------------------
 # The interpreter stands in for Python: for -c it succeeds; for a script it
 # prints its arguments and exits with the status the box's script names.
-/usr/bin/python3 - "$src/fixtures" "$tmp" <<'PY'
-import hashlib, json, sys
-sys.path.insert(0, sys.argv[1])
-import zipfmt
-out = sys.argv[2]
-python = (b'#!/bin/sh\nif [ "$1" = "-c" ]; then exit 0; fi\n'
-          b'shift\necho "args:$*" "home:$HF_HOME" "cwd:$(pwd)"\n'
-          b'case "$*" in *die*) kill -TERM $$ ;; esac\nexit 5\n')
-files = {
-    "venv/bin/python": (python, True),
-    "app/main.py": (b"print('hello')\n", False),
-    # one conda-meta record, for verify --audit
-    "venv/conda-meta/python-3.11.9-h0_cpython.json":
-        (b'{"name": "python", "version": "3.11.9", "build": "h0_cpython", "subdir": "linux-64"}\n',
-         False),
-}
-target = {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"}
-prov = {"scrollId": "cli-box-linux-x86_64-cpu", "scrollVersion": "1.0.0",
-        "builderRevision": "0123456789abcdef0123456789abcdef01234567",
-        "sourceTreeDirty": False, "sourceRevision": "abc", "pythonVersion": "3.11",
-        "environment": {"source": "prefix", "prefixDigest": "b" * 64},
-        "builder": {"name": "scrollcase", "version": "0.1.0"},
-        "builtAt": "2026-01-01T00:00:00Z"}
-common = {"target": target, "pythonEntryPoint": "venv/bin/python",
-          "modelCacheSubdir": "model-cache/cli-box",
-          "selfTest": {"pythonImports": ["json"], "timeoutSeconds": 30},
-          "environment": {"HF_HOME": "model-cache"},
-          "execution": {"kind": "python-script", "script": "app/main.py",
-                        "defaultArgs": ["--default"]}}
-box = {"schemaVersion": 3, "boxId": "cli-box", "modelId": "cli-model",
-       "runtimeId": "cli-runtime", "version": "1.0.0", **common, "provenance": prov}
-files["box.json"] = ((json.dumps(box, indent=2) + "\n").encode(), False)
-recs = sorted(p.encode() + b"\0f\0" + hashlib.sha256(d).hexdigest().encode() + b"\n"
-              for p, (d, _) in files.items())
-stream = b"sha256-path-list-v1\n" + b"".join(recs)
-installed = sum(len(d) for d, _ in files.values()) + len(stream)
-entries = [{"path": p, "kind": "file", "data": d, "executable": x} for p, (d, x) in files.items()]
-entries.append({"path": "payload-digest.v1", "kind": "file", "data": stream})
-archive = zipfmt.canonical(entries, compression="store")
-open(out + "/cli-box.zip", "wb").write(archive)
-release = {"schemaVersion": 3, "kind": "scrollcase.box.release", "boxId": "cli-box",
-           "modelId": "cli-model", "runtimeId": "cli-runtime", "version": "1.0.0",
-           "target": target, "compatibility": {},
-           "archive": {"format": "zip", "url": "https://example.com/boxes/cli-box.zip",
-                       "sha256": hashlib.sha256(archive).hexdigest(),
-                       "sizeBytes": len(archive)},
-           "installedSizeBytes": installed,
-           "payloadDigest": {"format": "sha256-path-list-v1",
-                             "sha256": hashlib.sha256(stream).hexdigest()},
-           **common, "provenance": prov}
-open(out + "/release.json", "w").write(json.dumps(release, indent=2) + "\n")
-bad = dict(release, installedSizeBytes=installed + 1)
-open(out + "/release-bad-size.json", "w").write(json.dumps(bad, indent=2) + "\n")
-PY
+cat >"$tmp/interpreter" <<'SH'
+#!/bin/sh
+if [ "$1" = "-c" ]; then exit 0; fi
+shift
+echo "args:$*" "home:$HF_HOME" "cwd:$(pwd)"
+case "$*" in *die*) kill -TERM $$ ;; esac
+exit 5
+SH
+# one conda-meta record, for verify --audit
+/usr/bin/python3 "$src/fixtures/testbox.py" "$tmp" --interpreter "$tmp/interpreter" \
+    --file 'venv/conda-meta/python-3.11.9-h0_cpython.json={"name": "python", "version": "3.11.9", "build": "h0_cpython", "subdir": "linux-64"}
+' \
+    --env HF_HOME=model-cache --default-arg=--default --bad-size || exit 1
 mkdir -p "$tmp/rel"
 check keygen 0 "$sc" --keys-dir "$tmp/keys" keygen
 check sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/release.json" --out "$tmp/rel/release.signed.json"

@@ -19,7 +19,7 @@ use_tmp_root # every check: nothing left in $tmproot
 T() { timeout 120 "$@"; } # a hang becomes exit 124, never a stuck test
 
 mkdir -p "$tmp/rel" "$tmp/kinds" "$tmproot"
-/usr/bin/python3 "$src/core/tests/cli/cli_box.py" "$src/fixtures" "$tmp" || exit 1
+/usr/bin/python3 "$src/fixtures/testbox.py" "$tmp" --default-arg=--default || exit 1
 check keygen 0 "$sc" --keys-dir "$tmp/keys" keygen
 check sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/release.json" --out "$tmp/rel/release.signed.json"
 trust=$tmp/keys/signing-public.json
@@ -138,13 +138,7 @@ expect prepare-long-basename-swept test "$(ls -A "$tmp/longdest")" = "$long"
 # Extracted, walked (post-walk, logical size), verified and removed at any
 # depth and path length, with one descriptor per level nowhere: `ulimit -n 64`.
 mkdir -p "$tmp/deep/rel" "$tmp/deep/dest"
-/usr/bin/python3 "$src/core/tests/cli/cli_box.py" "$src/fixtures" "$tmp/deep" 10000 || exit 1
-/usr/bin/python3 - "$tmp/deep/release.json" "$tmp/deep/release-bad-size.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-r["installedSizeBytes"] += 1
-json.dump(r, open(sys.argv[2], "w"), indent=2)
-PY
+/usr/bin/python3 "$src/fixtures/testbox.py" "$tmp/deep" --default-arg=--default --deep 10000 --bad-size || exit 1
 check deep-sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/deep/release.json" --out "$tmp/deep/rel/r.json"
 check deep-sign-bad 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/deep/release-bad-size.json" \
     --out "$tmp/deep/rel/bad.json"
@@ -163,13 +157,7 @@ expect_in deep-prepare-size-code "$tmp/err" "error[installed-size-mismatch]"
 expect deep-prepare-size-nothing-left test -z "$(ls -A "$tmp/deep/dest")"
 # The rest with a 1,000-deep box (past the old 200-level limit, and quicker).
 mkdir -p "$tmp/mid/rel"
-/usr/bin/python3 "$src/core/tests/cli/cli_box.py" "$src/fixtures" "$tmp/mid" 1000 || exit 1
-/usr/bin/python3 - "$tmp/mid/release.json" "$tmp/mid/release-bad-size.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-r["installedSizeBytes"] += 1
-json.dump(r, open(sys.argv[2], "w"), indent=2)
-PY
+/usr/bin/python3 "$src/fixtures/testbox.py" "$tmp/mid" --default-arg=--default --deep 1000 --bad-size || exit 1
 check mid-sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/mid/release.json" --out "$tmp/mid/rel/r.json"
 check mid-sign-bad 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/mid/release-bad-size.json" \
     --out "$tmp/mid/rel/bad.json"
