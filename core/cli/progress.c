@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "scrollcase/json.h"
@@ -147,10 +148,56 @@ static void machine_event(sc_cli_progress *p, const sc_progress_event *e)
     machine_line(p, o);
 }
 
+/* Columns a line takes on the terminal: escape sequences and '\r' take none. */
+static size_t visible_width(const char *s)
+{
+    size_t n = 0;
+    while (*s) {
+        if (s[0] == '\033' && s[1] == '[') {
+            s += 2;
+            while (*s && *s != 'm')
+                s++;
+            if (*s)
+                s++;
+            continue;
+        }
+        if (*s != '\r' && ((unsigned char)*s & 0xC0) != 0x80)
+            n++;
+        s++;
+    }
+    return n;
+}
+
+/* The terminal's columns (80 when it does not say). */
+static size_t terminal_columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
+}
+
+/* What a bar line shows of an item in room columns: its tail after "...",
+ * or nothing when there is no room (a line that wraps cannot be redrawn in
+ * place). */
+static const char *fit_item(const char *item, size_t room, char *buf, size_t size)
+{
+    size_t n = strlen(item);
+    if (visible_width(item) <= room)
+        return item;
+    if (room < 8 || room >= size)
+        return "";
+    const char *tail = item + n - (room - 3);
+    while (((unsigned char)*tail & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+        tail++;
+    snprintf(buf, size, "...%s", tail);
+    return buf;
+}
+
 /* Write a line that may replace an open bar: pad over what the bar drew. */
 static void put_line(sc_cli_progress *p, const char *line, int newline)
 {
-    size_t width = strlen(line);
+    size_t width = visible_width(line);
     fputs(line, stderr);
     for (size_t k = width; p->bar && k < p->bar_width; k++)
         fputc(' ', stderr);
@@ -229,24 +276,29 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e)
         done = total;
     int pct = total > 0 ? (int)(100.0 * (double)done / (double)total) : 0;
     if (p->bar) {
-        char bar[24];
+        char bar[17];
         size_t cells = sizeof bar - 1, full = 0;
         if (total > 0)
             full = (size_t)((double)cells * (double)done / (double)total);
         for (size_t k = 0; k < cells; k++)
             bar[k] = k < full ? '#' : '-';
         bar[cells] = '\0';
+        /* the line without its item first: the item gets what is left */
+        char tail[512], shortened[256];
         if (process) {
-            snprintf(line, sizeof line, "\r%s%s%s%s%s:%s [%s] %s of the %s time limit",
-                     paint(p, 1), e->step, paint(p, 0), sep, item, files, bar, took, limit);
+            snprintf(tail, sizeof tail, ":%s [%s] %s of the %s time limit", files, bar, took,
+                     limit);
         } else {
             char d[32], tot[32];
             sc_progress_short_size(e->bytes_done, d, sizeof d);
             sc_progress_short_size(e->bytes_total, tot, sizeof tot);
-            snprintf(line, sizeof line, "\r%s%s%s%s%s:%s [%s] %3d%% %s / %s  %s/s  ETA %s",
-                     paint(p, 1), e->step, paint(p, 0), sep, item, files, bar, pct, d, tot, speed,
-                     eta);
+            snprintf(tail, sizeof tail, ":%s [%s] %3d%% %s / %s  %s/s  ETA %s", files, bar, pct, d,
+                     tot, speed, eta);
         }
+        size_t used = strlen(e->step) + visible_width(tail) + 2, cols = terminal_columns();
+        item = fit_item(item, cols > used ? cols - used : 0, shortened, sizeof shortened);
+        snprintf(line, sizeof line, "\r%s%s%s%s%s%s", paint(p, 1), e->step, paint(p, 0),
+                 item[0] ? " " : "", item, tail);
         put_line(p, line, 0);
         return;
     }

@@ -17,6 +17,9 @@ import json
 import os
 import pty
 import re
+import struct
+import termios
+import fcntl
 import shutil
 import subprocess
 import sys
@@ -27,6 +30,18 @@ import jsonschema
 sc, src = sys.argv[1], sys.argv[2]
 passed = failed = 0
 SIZE = 2 * 1024 * 1024
+COLUMNS = 100
+
+
+def bars_fit(err):
+    """Every bar drawn fits the terminal's width (a wrapped line cannot be
+    redrawn in place)."""
+    for seg in re.split(r"[\r\n]", err):
+        shown = re.sub(r"\x1b\[[0-9;]*m", "", seg)
+        if "ETA" in shown or "time limit" in shown:
+            if len(shown.rstrip()) > COLUMNS:
+                return shown
+    return None
 
 
 def note(name, ok, detail=""):
@@ -46,6 +61,7 @@ def git(ws, *args):
 def on_pty(args, env, cwd):
     """Run with stderr on a pseudo-terminal; (status, stdout, stderr text)."""
     master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, COLUMNS, 0, 0))
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave, env=env, cwd=cwd)
     os.close(slave)
     got = b""
@@ -302,6 +318,8 @@ def main():
                  re.search("\r\x1b\\[1;36m%s\x1b\\[0m[^\r\n]*: [0-9]+ of [0-9]+ files, \\[[#-]+\\] "
                            "+[0-9]+%% .* / .*/s  ETA [0-9]+:[0-9]+" % step, err) is not None,
                  repr(err[-1500:]))
+        wide = bars_fit(err)
+        note("tty bars fit %d columns" % COLUMNS, wide is None, repr(wide))
         note("tty self-test bar", re.search(r"\rself-test|\r\x1b\[1;36mself-test", err) is not None)
 
         for name, extra in (("NO_COLOR", {"NO_COLOR": "1"}), ("TERM=dumb", {"TERM": "dumb"})):
