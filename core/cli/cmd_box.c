@@ -499,8 +499,7 @@ static void stdout_back(int saved)
 
 static void on_prepared(void *ctx, const sc_receipt *r)
 {
-    (void)ctx;
-    fprintf(stderr, "scrollcase: prepared %s\n", r->root);
+    sc_cli_progress_step(ctx, "prepared", r->root);
 }
 
 static int cmd_run(sc_cli_args *a)
@@ -550,6 +549,7 @@ static int cmd_run(sc_cli_args *a)
     memset(&res, 0, sizeof res);
     sc_code c = SC_OK;
     char *archive = NULL;
+    sc_cli_progress shown; /* the temporary prepare's */
     if (prepared != NULL) {
         struct stat st;
         if (lstat(prepared, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -588,7 +588,8 @@ static int cmd_run(sc_cli_args *a)
                 free(abs);
             }
         }
-    } else if ((rc = archive_path(a, &rel, &archive)) == 0) {
+    } else if ((rc = archive_path(a, &rel, &archive)) == 0 &&
+               (rc = sc_cli_progress_open(&shown, a)) == 0) {
         sc_box_run_options o;
         memset(&o, 0, sizeof o);
         o.tmpdir = sc_cli_value(a, OPT_TMPDIR);
@@ -600,11 +601,15 @@ static int cmd_run(sc_cli_args *a)
         o.reveal = reveal;
         o.forward_signals = 1;
         o.on_prepared = on_prepared;
+        o.ctx = &shown;
+        o.progress = sc_cli_progress_event;
+        o.progress_ctx = &shown;
         sc_box_prepare_signal_cleanup();
-        fprintf(stderr, "scrollcase: preparing %s in a temporary directory\n", archive);
+        sc_cli_progress_step(&shown, "preparing", archive);
         int saved = stdout_to_stderr();
         c = sc_box_run_temporary(&rel, archive, &o, &res, &err);
         stdout_back(saved);
+        sc_cli_progress_close(&shown);
     }
     print_report(res.environment_report);
     if (rc == 0 && c != SC_OK) {
@@ -711,7 +716,8 @@ const sc_cli_command sc_cli_box_commands[] = {
      SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"}, {OPT_ARCHIVE, NULL}, {OPT_PREPARED, NULL},
                     {OPT_ENV, NULL}, {OPT_ENV_REPORT, NULL}, {OPT_ENV_VALUES, NULL},
                     {OPT_TMPDIR, NULL}, {OPT_REVOCATIONS, NULL},
-                    {OPT_JSON, "print the outcome as one JSON document (the box's stdout goes to stderr)"}),
+                    {OPT_JSON, "print the outcome as one JSON document (the box's stdout goes to stderr)"},
+                    {OPT_QUIET, NULL}, {OPT_PROGRESS_FD, NULL}),
      "ARGS", 0, cmd_run, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     SC_CLI_END,
 };

@@ -981,8 +981,9 @@ sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
     box = sc_path_join(tmp, "box");
     if (box == NULL)
         c = oom(err);
+    sc_box_options bo = {.progress = o->progress, .progress_ctx = o->progress_ctx};
     if (c == SC_OK)
-        c = sc_box_prepare(r, archive_path, box, &receipt, err);
+        c = sc_box_prepare_with(r, archive_path, box, &bo, &receipt, err);
     if (c == SC_OK && o->on_prepared != NULL)
         o->on_prepared(o->ctx, &receipt);
     if (c == SC_OK) {

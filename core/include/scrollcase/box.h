@@ -256,6 +256,9 @@ typedef struct sc_box_run_options {
     int forward_signals;
     void (*on_prepared)(void *ctx, const sc_receipt *receipt); /* may be NULL */
     void *ctx;
+    /* the temporary prepare's progress (sc_box_options.progress; NULL: none) */
+    sc_progress_fn progress;
+    void *progress_ctx;
 } sc_box_run_options;
 
 /*

@@ -237,6 +237,18 @@ def consumer(env, ws, release, archive, trust):
             note("quiet %s exit" % argv[1], r.returncode == 0, r.stderr)
             note("quiet %s says nothing" % argv[1], r.stderr == "", r.stderr)
 
+        # run prepares into a temporary directory first (this box declares no
+        # execution: it is refused after the prepare, with no-execution)
+        r = subprocess.run([sc, "run", release, "--trust", trust], capture_output=True,
+                           text=True, env=env, cwd=ws)
+        note("run exit", r.returncode == 1 and "error[no-execution]" in r.stderr, r.stderr)
+        check_plain("run pipe", r.stderr, PREPARE_STEPS)
+        r = subprocess.run([sc, "run", release, "--trust", trust, "--quiet"], capture_output=True,
+                           text=True, env=env, cwd=ws)
+        note("run quiet: the error alone",
+             r.returncode == 1 and r.stderr.startswith("scrollcase: error[no-execution]") and
+             len(r.stderr.splitlines()) == 1, r.stderr)
+
         # issue 14: the step line gives the archive's size on disk, and the
         # signed size labelled as such, never the signed size as the file's
         grown = os.path.join(tmp, "grown.zip")
