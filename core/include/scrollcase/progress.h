@@ -26,12 +26,14 @@ extern "C" {
  *
  * Steps: "copy" (the environment prefix copied in), "digest" (files
  * hashed), "recheck" (the payload collected again after the gates),
- * "archive" (entries read, compressed and written: bytes of the payload's
- * files), "download", "hash" (the archive's SHA-256 checked), "extract"
- * (entries written), "measure" (the extracted tree collected and sized),
- * "verify" (listed files hashed against the payload list), "self-test" and
+ * "archive" (entries written: their uncompressed bytes), "download", "hash"
+ * (the archive's SHA-256 checked), "extract" (entries written), "verify"
+ * (listed entries hashed against the payload list), "self-test" and
  * "parity" (process runs: files_done/files_total count the runs, bytes are
  * 0, and elapsed_ms/limit_ms give the run's time against its time limit).
+ * Which option struct carries the function for each is in its header
+ * (sc_payload_options, sc_archive_options, sc_zip_extract_options,
+ * sc_box_options, sc_gate_parity_options, sc_build_options.transfer, ...).
  */
 typedef struct sc_progress_event {
     const char *step;     /* "download", "archive", ... (static) */
