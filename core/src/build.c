@@ -1005,7 +1005,9 @@ static sc_code step_archive(build_ctx *b, char *archive_tmp, sc_error *err)
         e[n - 1].source = sources[n - 1];
     }
     if (c == SC_OK) {
-        sc_archive_options ao = {b->o->jobs, b->o->transfer, b->o->transfer_ctx};
+        sc_archive_options ao = {.jobs = b->o->jobs,
+                                 .progress = b->o->transfer,
+                                 .progress_ctx = b->o->transfer_ctx};
         c = sc_archive_write_file_with(e, n, b->o->compression, &ao, archive_tmp,
                                        &b->r->archive_size, b->r->archive_sha256, err);
     }

@@ -543,7 +543,12 @@ sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
                                       sc_payload_list *before, char before_hex[65],
                                       sc_error *err)
 {
-    sc_payload_options o = {jobs, NULL, env, env_under, progress, progress_ctx, "digest"};
+    sc_payload_options o = {.jobs = jobs,
+                            .reuse_sub = env,
+                            .reuse_under = env_under,
+                            .progress = progress,
+                            .progress_ctx = progress_ctx,
+                            .progress_step = "digest"};
     sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
                                         before, err);
     if (c == SC_OK && (c = sc_payload_digest(before, before_hex, err)) != SC_OK)
@@ -603,7 +608,11 @@ sc_code sc_gate_payload_recheck(const char *payload_root, const sc_payload_list 
                                 sc_payload_list *after, sc_error *err)
 {
     memset(after, 0, sizeof *after);
-    sc_payload_options o = {jobs, before, NULL, NULL, progress, progress_ctx, "recheck"};
+    sc_payload_options o = {.jobs = jobs,
+                            .reuse = before,
+                            .progress = progress,
+                            .progress_ctx = progress_ctx,
+                            .progress_step = "recheck"};
     sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
                                         after, err);
     if (c == SC_OK)
