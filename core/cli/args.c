@@ -44,6 +44,8 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
      "an external signer (split into words, no shell)"},
     {OPT_PUBLIC_KEY, "--public-key", NULL, "FILE", F, NULL, 0, NULL,
      "the public key file an external signer is checked against"},
+    {OPT_PRIVATE_KEY, "--private-key", NULL, "FILE", F, NULL, 0, NULL,
+     "the private key file to write"},
     {OPT_TRUST, "--trust", NULL, "TRUSTFILE", F, NULL, 0, NULL,
      "the trust file (public keys) documents must verify against"},
     {OPT_EXPECT, "--expect", NULL, "TYPE", C, "release|channel|revocations", 0, NULL,
@@ -138,6 +140,16 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
      "no starter scroll (the default; upstream's spelling)"},
     {OPT_NO_INSTALL_TOOLCHAIN, "--no-install-toolchain", NULL, NULL, N, NULL, 0, NULL,
      "install no toolchain (what init always does; upstream's spelling)"},
+    {OPT_MIN_HOST_APP_VERSION, "--min-host-app-version", NULL, "V", N, NULL, 0, NULL,
+     "compatibility.minHostAppVersion: the oldest host application that may run the box"},
+    {OPT_MAX_HOST_APP_VERSION, "--max-host-app-version-exclusive", NULL, "V", N, NULL, 0, NULL,
+     "compatibility.maxHostAppVersionExclusive: the first host application version that may not"},
+    {OPT_MIN_MACOS_VERSION, "--min-macos-version", NULL, "V", N, NULL, 0, NULL,
+     "compatibility.minMacosVersion (a macOS target only)"},
+    {OPT_MIN_NVIDIA_DRIVER_VERSION, "--min-nvidia-driver-version", NULL, "V", N, NULL, 0, NULL,
+     "compatibility.minNvidiaDriverVersion (a CUDA target only)"},
+    {OPT_MIN_RAM_GB, "--min-ram-gb", NULL, "GB", N, NULL, 0, NULL,
+     "compatibility.minRamGb: the memory the host needs, a number > 0"},
     {OPT_QUIET, "--quiet", "-q", NULL, N, NULL, 0, NULL, "show no progress"},
     {OPT_PROGRESS_FD, "--progress-fd", NULL, "FD", N, NULL, 0, NULL,
      "write progress as JSON lines to file descriptor FD"},
@@ -721,26 +733,31 @@ static void print_main_help(void)
            "docs/errors.md), 2 a usage error.\n");
 }
 
+/* Whether command c's words start with words ("audit" starts "audit cuda"). */
+static int help_matches(const sc_cli_command *c, const char *words)
+{
+    size_t want = word_count(words);
+    for (size_t m = 0; m < want; m++) {
+        size_t wl;
+        const char *w = word_at(words, m, &wl);
+        char one[64];
+        snprintf(one, sizeof one, "%.*s", (int)(wl < 63 ? wl : 63), w);
+        if (!word_is(c->words, m, one))
+            return 0;
+    }
+    return 1;
+}
+
 int sc_cli_print_help(const char *words)
 {
     if (words == NULL || words[0] == '\0') {
         print_main_help();
         return 0;
     }
-    size_t n = 0, shown = 0, want = word_count(words);
+    size_t n = 0, shown = 0;
     const sc_cli_command *const *all = sc_cli_commands(&n);
     for (size_t k = 0; k < n; k++) {
-        size_t m = 0;
-        while (m < want) {
-            size_t wl;
-            const char *w = word_at(words, m, &wl);
-            char one[64];
-            snprintf(one, sizeof one, "%.*s", (int)(wl < 63 ? wl : 63), w);
-            if (!word_is(all[k]->words, m, one))
-                break;
-            m++;
-        }
-        if (m < want)
+        if (!help_matches(all[k], words))
             continue;
         if (shown++)
             printf("\n");
@@ -802,7 +819,8 @@ static sc_json *option_json(const sc_cli_command *c, const sc_cli_option *o, con
     bad |= sc_json_object_append(j, "choices", split_array(o->choices, '|'));
     bad |= sc_json_object_append(j, "repeatable", sc_json_new_bool(o->repeatable));
     sc_json *aliases = split_array(o->aliases, ' ');
-    for (const sc_cli_alias *al = c->aliases; aliases && al != NULL && al->spelling != NULL; al++)
+    for (const sc_cli_alias *al = c ? c->aliases : NULL; aliases && al != NULL && al->spelling != NULL;
+         al++)
         if (al->id == o->id)
             bad |= sc_json_array_append(aliases, sc_json_new_string(al->spelling));
     bad |= sc_json_object_append(j, "aliases", aliases);
@@ -854,8 +872,11 @@ static sc_json *command_json(const sc_cli_command *c)
         sc_json_free(opts);
         return NULL;
     }
+    char syn[256];
+    synopsis(c, syn, sizeof syn);
     bad |= sc_json_object_append(j, "name", sc_json_new_string(c->words));
     bad |= sc_json_object_append(j, "words", split_array(c->words, ' '));
+    bad |= sc_json_object_append(j, "synopsis", sc_json_new_string(syn));
     bad |= sc_json_object_append(j, "group", sc_json_new_string(c->group));
     bad |= sc_json_object_append(j, "summary", sc_json_new_string(c->summary));
     bad |= sc_json_object_append(j, "description",
@@ -893,6 +914,101 @@ int sc_cli_print_commands_json(const char *version)
         doc = NULL;
     }
     return emit(doc); /* the table's own shape: no "ok" */
+}
+
+/* ---- help --json ---------------------------------------------------------------- */
+
+/* The overview: the commands by group (synopsis and summary), the workspace options. */
+static sc_json *overview_json(void)
+{
+    size_t n = 0;
+    const sc_cli_command *const *all = sc_cli_commands(&n);
+    sc_json *body = sc_json_new_object(), *list = sc_json_new_array(), *ws = sc_json_new_array();
+    int bad = body == NULL || list == NULL || ws == NULL;
+    for (size_t g = 0; !bad && g < sizeof groups / sizeof groups[0]; g++) {
+        sc_json *grp = sc_json_new_object(), *cmds = sc_json_new_array();
+        bad |= grp == NULL || cmds == NULL;
+        for (size_t k = 0; !bad && k < n; k++) {
+            if (strcmp(all[k]->group, groups[g].group) != 0)
+                continue;
+            char syn[256];
+            synopsis(all[k], syn, sizeof syn);
+            sc_json *c = sc_json_new_object();
+            bad |= c == NULL;
+            bad |= c && sc_json_object_append(c, "name", sc_json_new_string(all[k]->words));
+            bad |= c && sc_json_object_append(c, "synopsis", sc_json_new_string(syn));
+            bad |= c && sc_json_object_append(c, "summary", sc_json_new_string(all[k]->summary));
+            bad |= c && sc_json_array_append(cmds, c);
+        }
+        bad |= grp && sc_json_object_append(grp, "name", sc_json_new_string(groups[g].group));
+        bad |= grp && sc_json_object_append(grp, "title", sc_json_new_string(groups[g].title));
+        if (grp && !bad)
+            bad |= sc_json_object_append(grp, "commands", cmds), cmds = NULL;
+        bad |= grp && sc_json_array_append(list, grp);
+        sc_json_free(cmds);
+    }
+    for (size_t i = 0; !bad && i < NWORKSPACE; i++)
+        bad |= sc_json_array_append(ws, option_json(NULL, &catalogue[workspace_options[i]],
+                                                    catalogue[workspace_options[i]].help)) != 0;
+    if (!bad) {
+        bad |= sc_json_object_append(body, "usage",
+                                     sc_json_new_string("scrollcase [--version] [--help] "
+                                                        "<command> [options]"));
+        bad |= sc_json_object_append(body, "groups", list), list = NULL;
+        bad |= sc_json_object_append(body, "workspaceOptions", ws), ws = NULL;
+    }
+    sc_json_free(list);
+    sc_json_free(ws);
+    if (bad) {
+        sc_json_free(body);
+        return NULL;
+    }
+    return body;
+}
+
+int sc_cli_print_help_json(const char *words, const char *version)
+{
+    sc_json *body = NULL;
+    if (words == NULL || words[0] == '\0') {
+        body = overview_json();
+    } else {
+        size_t n = 0;
+        const sc_cli_command *const *all = sc_cli_commands(&n);
+        sc_json *list = sc_json_new_array();
+        int bad = list == NULL;
+        for (size_t k = 0; !bad && k < n; k++)
+            if (help_matches(all[k], words)) {
+                sc_json *c = command_json(all[k]);
+                bad |= c == NULL || sc_json_array_append(list, c) != 0;
+            }
+        if (!bad && list->length == 0) {
+            sc_json_free(list);
+            return sc_cli_usage_error("unknown command %s", words);
+        }
+        body = bad ? NULL : sc_json_new_object();
+        if (body == NULL || sc_json_object_append(body, "commands", list) != 0) {
+            sc_json_free(list);
+            sc_json_free(body);
+            body = NULL;
+        }
+    }
+    /* program and version first, as in help --commands-json */
+    sc_json *doc = sc_json_new_object();
+    int bad = body == NULL || doc == NULL;
+    bad = bad || sc_json_object_append(doc, "program", sc_json_new_string("scrollcase"));
+    bad = bad || sc_json_object_append(doc, "version", sc_json_new_string(version));
+    while (!bad && body->child != NULL) {
+        char *key = strdup(body->child->key);
+        sc_json *m = key ? sc_json_object_take(body, key) : NULL;
+        bad = m == NULL || sc_json_object_append(doc, key, m) != 0;
+        free(key);
+    }
+    sc_json_free(body);
+    if (bad) {
+        sc_json_free(doc);
+        doc = NULL;
+    }
+    return sc_cli_print_json(doc);
 }
 
 /* ---- output ---------------------------------------------------------------------- */

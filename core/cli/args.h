@@ -48,6 +48,7 @@ typedef enum sc_cli_opt {
     OPT_OUT,
     OPT_SIGNER,
     OPT_PUBLIC_KEY,
+    OPT_PRIVATE_KEY,
     OPT_TRUST,
     OPT_EXPECT,
     OPT_INSTALL_ID,
@@ -111,6 +112,11 @@ typedef enum sc_cli_opt {
     OPT_SCROLL_VERSION,
     OPT_NO_EXAMPLE,
     OPT_NO_INSTALL_TOOLCHAIN,
+    OPT_MIN_HOST_APP_VERSION,
+    OPT_MAX_HOST_APP_VERSION,
+    OPT_MIN_MACOS_VERSION,
+    OPT_MIN_NVIDIA_DRIVER_VERSION,
+    OPT_MIN_RAM_GB,
     /* progress */
     OPT_QUIET,
     OPT_PROGRESS_FD,
@@ -227,6 +233,16 @@ int sc_cli_print_help(const char *words);
 
 /* Print `help --commands-json`: the whole table as one JSON document. */
 int sc_cli_print_commands_json(const char *version);
+
+/*
+ * Print `help [WORDS] --json` (and `COMMAND --help --json`): the success
+ * document {schemaVersion, ok, program, version, ...} holding, for words,
+ * "commands" (the objects of help --commands-json of every command whose
+ * words start with them; none is the usage error), else the overview
+ * ("usage", "groups" [{name, title, commands [{name, synopsis, summary}]}],
+ * "workspaceOptions").  docs/schema/cli/help.schema.json.
+ */
+int sc_cli_print_help_json(const char *words, const char *version);
 
 /*
  * Print "scrollcase: error[usage]: <fmt with what>" and a hint line on

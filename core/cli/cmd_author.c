@@ -111,6 +111,11 @@ static int cmd_new(sc_cli_args *a)
     o.module = sc_cli_value(a, OPT_MODULE);
     o.asset_base_url = sc_cli_value(a, OPT_ASSET_BASE_URL);
     o.weights = sc_cli_value(a, OPT_WEIGHTS);
+    o.min_host_app_version = sc_cli_value(a, OPT_MIN_HOST_APP_VERSION);
+    o.max_host_app_version_exclusive = sc_cli_value(a, OPT_MAX_HOST_APP_VERSION);
+    o.min_macos_version = sc_cli_value(a, OPT_MIN_MACOS_VERSION);
+    o.min_nvidia_driver_version = sc_cli_value(a, OPT_MIN_NVIDIA_DRIVER_VERSION);
+    o.min_ram_gb = sc_cli_value(a, OPT_MIN_RAM_GB);
     sc_error err;
     sc_workspace ws;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
@@ -445,14 +450,20 @@ const sc_cli_command sc_cli_author_commands[] = {
      "subdir; [dependencies] python = \"X.Y.*\").  The directory appears whole (built\n"
      "under a temporary name and renamed); an existing scroll is scroll-exists.\n"
      "Non-interactive: a missing required flag is a usage error naming it\n"
-     "(--box-id, --target and --source-revision are required).\n",
+     "(--box-id, --target and --source-revision are required).  The --min-*\n"
+     "flags and --max-host-app-version-exclusive write the scroll's compatibility\n"
+     "(dotted versions; --min-macos-version for a macOS target, --min-nvidia-\n"
+     "driver-version for a CUDA one; --min-ram-gb a number > 0).\n",
      NULL,
      SC_CLI_OPTIONS({OPT_BOX_ID, NULL}, {OPT_TARGET, NULL}, {OPT_SOURCE_REVISION, NULL},
                     {OPT_MODEL_ID, NULL}, {OPT_RUNTIME_ID, NULL}, {OPT_SCROLL_VERSION, NULL},
                     {OPT_VERSION_ARG, "the box version (default 1.0.0)"},
                     {OPT_PYTHON_VERSION, NULL}, {OPT_PIXI_VERSION, NULL}, {OPT_EXECUTION, NULL},
                     {OPT_SCRIPT, NULL}, {OPT_MODULE, NULL}, {OPT_ASSET_BASE_URL, NULL},
-                    {OPT_WEIGHTS, NULL}, {OPT_JSON, NULL}),
+                    {OPT_WEIGHTS, NULL}, {OPT_MIN_HOST_APP_VERSION, NULL},
+                    {OPT_MAX_HOST_APP_VERSION, NULL}, {OPT_MIN_MACOS_VERSION, NULL},
+                    {OPT_MIN_NVIDIA_DRIVER_VERSION, NULL}, {OPT_MIN_RAM_GB, NULL},
+                    {OPT_JSON, NULL}),
      NULL, 0, cmd_new, NULL},
     {"add file", "author", "add a project file to a box (localFiles, selfTest.files)",
      "Adds a regular, non-link project file: a localFiles entry {sourcePath,\n"

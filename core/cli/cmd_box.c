@@ -13,6 +13,7 @@
 
 #include "args.h"
 #include "progress.h"
+#include "show.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -181,16 +182,15 @@ static void print_receipt(const sc_receipt *r, int json)
         return;
     }
     printf("%s %s\n", r->status, r->root);
-    printf("  box        %s %s %s\n", r->box_id, r->version, r->target_id);
-    printf("  model      %s (runtime %s)\n", r->model_id, r->runtime_id);
-    printf("  execution  %s\n", r->execution_kind[0] ? r->execution_kind : "none");
-    printf("  assets     %zu required\n", r->required_asset_count);
-    printf("  signed by ");
-    for (size_t i = 0; i < r->signing_key_count; i++)
-        printf(" %s", r->signing_key_ids[i]);
-    printf("\n  archive    %s (%llu bytes)\n", r->archive_sha256,
-           (unsigned long long)r->archive_size);
-    printf("  installed  %llu bytes\n", (unsigned long long)r->installed_size);
+    sc_cli_show_receipt_box(r);
+    sc_cli_show_model(SC_SHOW_RECEIPT_WIDTH, r->model_id, r->runtime_id);
+    sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "execution", "%s",
+                      r->execution_kind[0] ? r->execution_kind : "none");
+    sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "assets", "%zu required", r->required_asset_count);
+    sc_cli_show_receipt_signed_by(r);
+    sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s (%llu bytes)", r->archive_sha256,
+                      (unsigned long long)r->archive_size);
+    sc_cli_show_installed(r);
     print_report(r->environment_report);
 }
 

@@ -63,9 +63,30 @@ static int cmd_keygen(sc_cli_args *a)
     sc_signing_key k;
     sc_key_paths kp = {NULL, NULL};
     sc_code c = sc_signing_key_generate(NULL, a->key_id, &k, &err);
-    if (c == SC_OK) {
+    int have_key = c == SC_OK;
+    if (c == SC_OK)
+        c = sc_key_paths_in(ws.paths[SC_WS_KEYS], &kp, &err);
+    /* upstream's --private-key / --public-key: either file elsewhere, the
+     * other one where it would be in the keys directory */
+    const char *chosen[2] = {sc_cli_value(a, OPT_PRIVATE_KEY), a->public_key};
+    char **slot[2] = {&kp.private_path, &kp.public_path};
+    for (int i = 0; i < 2 && c == SC_OK; i++) {
+        if (chosen[i] == NULL)
+            continue;
+        free(*slot[i]);
+        if ((*slot[i] = strdup(chosen[i])) == NULL)
+            c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    }
+    if (c == SC_OK && chosen[0] == NULL && chosen[1] == NULL) {
+        sc_key_paths_free(&kp);
         c = sc_keys_write(ws.paths[SC_WS_KEYS], &k, sc_cli_has(a, OPT_FORCE), &kp, &err);
-        if (c != SC_OK)
+    } else if (c == SC_OK) {
+        c = sc_keys_write_to(kp.private_path, kp.public_path, &k, sc_cli_has(a, OPT_FORCE),
+                             &err);
+    }
+    if (c != SC_OK) {
+        sc_key_paths_free(&kp);
+        if (have_key)
             sc_signing_key_free(&k);
     }
     sc_workspace_free(&ws);
@@ -268,13 +289,20 @@ const sc_cli_command sc_cli_documents_commands[] = {
     {"keygen", "publisher", "make an Ed25519 signing key pair in the keys directory",
      "Makes an Ed25519 key pair and writes <keys>/signing-private.pem (PKCS#8 PEM,\n"
      "mode 0600) and <keys>/signing-public.json ({algorithm, keyId,\n"
-     "publicKeyBase64, publicKeyPem}).  The keyId is \"scrollcase-\" and 16 hex\n"
-     "digits of the public key's SHA-256 unless --key-id gives one.  An existing\n"
-     "private key is only replaced with --force (else key-exists).  Prints the\n"
-     "keyId and both paths; --json prints them as an object.\n",
+     "publicKeyBase64, publicKeyPem}); --private-key and --public-key write either\n"
+     "file elsewhere (missing directories are made).  The keyId is \"scrollcase-\"\n"
+     "and 16 hex digits of the public key's SHA-256 unless --key-id gives one.  An\n"
+     "existing key file is only replaced with --force (else key-exists, nothing\n"
+     "written); the pair is written whole or not at all.  Prints the keyId and\n"
+     "both paths; --json prints them as an object.\n",
      NULL,
      SC_CLI_OPTIONS({OPT_KEY_ID, "the keyId to record (default: derived from the key)"},
-                    {OPT_FORCE, "replace an existing key pair"}, {OPT_JSON, NULL}),
+                    {OPT_FORCE, "replace an existing key pair"},
+                    {OPT_PRIVATE_KEY,
+                     "where the private key is written (default: <keys>/signing-private.pem)"},
+                    {OPT_PUBLIC_KEY,
+                     "where the public key file is written (default: <keys>/signing-public.json)"},
+                    {OPT_JSON, NULL}),
      NULL, 0, cmd_keygen, NULL},
     {"sign", "publisher", "sign a manifest into a v3 envelope",
      "Checks the manifest FILE (any kind: release, channel, revocations, licence\n"

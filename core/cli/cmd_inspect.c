@@ -9,6 +9,7 @@
 #include "commands.h"
 
 #include "args.h"
+#include "show.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,12 @@
 #include "scrollcase/inspect.h"
 #include "scrollcase/json.h"
 #include "scrollcase/path.h"
+#include "scrollcase/progress.h"
 #include "scrollcase/trust.h"
 
 /* ---- printing -------------------------------------------------------------------- */
+
+#define W SC_SHOW_INSPECT_WIDTH
 
 static const char *str(const sc_json *o, const char *k)
 {
@@ -38,19 +42,7 @@ static unsigned long long u64(const sc_json *o, const char *k)
 /* "1.5 MiB (1572864 bytes)": the size for people, the exact bytes beside it. */
 static void size_text(unsigned long long n, char *buf, size_t size)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (n < 1024) {
-        snprintf(buf, size, "%llu bytes", n);
-        return;
-    }
-    double v = (double)n;
-    size_t u = 0;
-    v /= 1024.0;
-    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024.0;
-        u++;
-    }
-    snprintf(buf, size, "%.1f %s (%llu bytes)", v, units[u], n);
+    sc_progress_human_size((uint64_t)n, buf, size);
 }
 
 /* A JSON value on one line (compact), or "-" for none. */
@@ -73,31 +65,39 @@ static void print_compact(const sc_json *v)
     }
 }
 
+/* The keyIds of a JSON array of strings, shown as the receipts show theirs. */
+static void print_signed_by(const sc_json *keys)
+{
+    size_t n = keys != NULL && keys->type == SC_JSON_ARRAY ? keys->length : 0;
+    const char **ids = n ? calloc(n, sizeof *ids) : NULL;
+    size_t got = 0;
+    for (const sc_json *k = ids ? keys->child : NULL; k != NULL; k = k->next)
+        ids[got++] = sc_json_cstr(k) ? sc_json_cstr(k) : "(null)";
+    sc_cli_show_signed_by(W, ids, got);
+    free(ids);
+}
+
 static void print_release(const sc_json *r)
 {
     char s[96];
     printf("release\n");
-    printf("  box          %s %s\n", str(r, "boxId"), str(r, "version"));
-    printf("  model        %s (runtime %s)\n", str(r, "modelId"), str(r, "runtimeId"));
-    printf("  target       %s\n", str(r, "targetId"));
-    printf("  signed by   ");
-    const sc_json *keys = sc_json_get(r, "signingKeyIds");
-    for (const sc_json *k = keys ? keys->child : NULL; k != NULL; k = k->next)
-        printf(" %s", sc_json_cstr(k));
-    printf("\n");
+    sc_cli_show_field(W, "box", "%s %s", str(r, "boxId"), str(r, "version"));
+    sc_cli_show_model(W, str(r, "modelId"), str(r, "runtimeId"));
+    sc_cli_show_field(W, "target", "%s", str(r, "targetId"));
+    print_signed_by(sc_json_get(r, "signingKeyIds"));
     const sc_json *arc = sc_json_get(r, "archive");
     size_text(u64(arc, "sizeBytes"), s, sizeof s);
-    printf("  archive      %s\n", str(arc, "url"));
-    printf("               sha256 %s, %s\n", str(arc, "sha256"), s);
+    sc_cli_show_field(W, "archive", "%s", str(arc, "url"));
+    sc_cli_show_field(W, "", "sha256 %s, %s", str(arc, "sha256"), s);
     size_text(u64(r, "installedSizeBytes"), s, sizeof s);
-    printf("  installed    %s\n", s);
-    printf("  payload      %s %s\n", str(sc_json_get(r, "payloadDigest"), "format"),
-           str(sc_json_get(r, "payloadDigest"), "sha256"));
-    printf("  entry point  %s\n", str(r, "pythonEntryPoint"));
+    sc_cli_show_field(W, "installed", "%s", s);
+    sc_cli_show_field(W, "payload", "%s %s", str(sc_json_get(r, "payloadDigest"), "format"),
+                      str(sc_json_get(r, "payloadDigest"), "sha256"));
+    sc_cli_show_field(W, "entry point", "%s", str(r, "pythonEntryPoint"));
     const sc_json *ex = sc_json_get(r, "execution");
-    printf("  execution    %s\n", ex != NULL && ex->type == SC_JSON_OBJECT ? str(ex, "kind")
-                                                                         : "none (library)");
-    printf("  assets       %llu on demand\n", u64(r, "assets"));
+    sc_cli_show_field(W, "execution", "%s",
+                      ex != NULL && ex->type == SC_JSON_OBJECT ? str(ex, "kind") : "none (library)");
+    sc_cli_show_field(W, "assets", "%llu on demand", u64(r, "assets"));
     const sc_json *p = sc_json_get(r, "provenance");
     printf("provenance\n");
     for (const sc_json *m = p ? p->child : NULL; m != NULL; m = m->next) {
@@ -122,22 +122,20 @@ static void print_archive(const sc_json *a, const sc_json *match)
     char s[96], t[96];
     size_text(u64(a, "sizeBytes"), s, sizeof s);
     printf("archive        %s\n", str(a, "path"));
-    printf("  sha256       %s\n", str(a, "sha256"));
-    printf("  size         %s", s);
-    if (match != NULL && match->type == SC_JSON_BOOL)
-        printf(match->boolean ? ", matches the release\n"
-                              : ", DOES NOT match the release (run scrollcase verify)\n");
-    else
-        printf("\n");
+    sc_cli_show_field(W, "sha256", "%s", str(a, "sha256"));
+    sc_cli_show_field(W, "size", "%s%s", s,
+                      match == NULL || match->type != SC_JSON_BOOL ? ""
+                      : match->boolean ? ", matches the release"
+                                       : ", DOES NOT match the release (run scrollcase verify)");
     size_text(u64(a, "totalSizeBytes"), s, sizeof s);
     size_text(u64(a, "compressedSizeBytes"), t, sizeof t);
-    printf("  entries      %llu: %s, %s compressed\n", u64(a, "entryCount"), s, t);
+    sc_cli_show_field(W, "entries", "%llu: %s, %s compressed", u64(a, "entryCount"), s, t);
     const sc_json *box = sc_json_get(a, "box");
     if (box != NULL && box->type == SC_JSON_OBJECT)
-        printf("  box.json     %s %s, model %s, runtime %s\n", str(box, "boxId"),
-               str(box, "version"), str(box, "modelId"), str(box, "runtimeId"));
+        sc_cli_show_field(W, "box.json", "%s %s, model %s, runtime %s", str(box, "boxId"),
+                          str(box, "version"), str(box, "modelId"), str(box, "runtimeId"));
     else
-        printf("  box.json     none\n");
+        sc_cli_show_field(W, "box.json", "none");
     printf("  %-4s %-7s %12s  %s\n", "mode", "method", "size", "path");
     const sc_json *entries = sc_json_get(a, "entries");
     for (const sc_json *e = entries ? entries->child : NULL; e != NULL; e = e->next) {

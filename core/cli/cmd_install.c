@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "progress.h"
+#include "show.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,16 +97,14 @@ static int cmd_install(sc_cli_args *a)
     } else {
         const sc_receipt *p = &r.receipt;
         printf("installed %s\n", p->root);
-        printf("  box        %s %s %s\n", p->box_id, p->version, p->target_id);
+        sc_cli_show_receipt_box(p);
         if (r.channel_url != NULL)
-            printf("  channel    %s\n", r.channel_url);
-        printf("  release    %s\n", r.release_url);
-        printf("  archive    %s (%llu bytes, cached at %s)\n", r.archive_url,
-               (unsigned long long)p->archive_size, r.archive_path);
-        printf("  signed by ");
-        for (size_t i = 0; i < p->signing_key_count; i++)
-            printf(" %s", p->signing_key_ids[i]);
-        printf("\n  installed  %llu bytes\n", (unsigned long long)p->installed_size);
+            sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "channel", "%s", r.channel_url);
+        sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "release", "%s", r.release_url);
+        sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s (%llu bytes, cached at %s)",
+                          r.archive_url, (unsigned long long)p->archive_size, r.archive_path);
+        sc_cli_show_receipt_signed_by(p);
+        sc_cli_show_installed(p);
     }
     sc_install_result_free(&r);
     return rc;

@@ -195,8 +195,8 @@ static int cmd_migrate(sc_cli_args *a)
 static int cmd_help(sc_cli_args *a)
 {
     int json = sc_cli_has(a, OPT_COMMANDS_JSON), parse = sc_cli_has(a, OPT_PARSE_ONLY);
-    if (json + parse > 1)
-        return sc_cli_usage_error("%s", "--commands-json and --parse-only go alone");
+    if (json + parse + sc_cli_has(a, OPT_JSON) > 1)
+        return sc_cli_usage_error("%s", "--commands-json, --parse-only and --json go alone");
     if ((json || parse) && a->npositional > 0)
         return sc_cli_usage_error("unexpected argument %s", a->positional[0]);
     if (json)
@@ -226,6 +226,8 @@ static int cmd_help(sc_cli_args *a)
                               i ? " " : "", a->positional[i]);
     if (n >= sizeof words)
         return sc_cli_usage_error("unknown command %s", a->positional[0]);
+    if (sc_cli_has(a, OPT_JSON))
+        return sc_cli_print_help_json(words, SC_VERSION);
     return sc_cli_print_help(words);
 }
 
@@ -257,7 +259,9 @@ const sc_cli_command sc_cli_main_commands[] = {
      SC_CLI_OPTIONS({OPT_DRY_RUN, NULL}, {OPT_JSON, NULL}), NULL, 0, cmd_migrate, NULL},
     {"help", "meta", "this text, a command's help, or the option table as JSON",
      "Prints the program's help, or the help of every command whose words start\n"
-     "with COMMAND (`help audit` shows audit and audit cuda).\n"
+     "with COMMAND (`help audit` shows audit and audit cuda); --json prints that\n"
+     "as one document (the overview's groups, or each command's object of\n"
+     "--commands-json), as does COMMAND --help --json.\n"
      "--commands-json prints every command, operand and option as one JSON\n"
      "document (schemaVersion 1; the man pages and shell completions are\n"
      "generated from it).  --parse-only -- WORDS... checks that WORDS (a command\n"
@@ -265,7 +269,9 @@ const sc_cli_command sc_cli_main_commands[] = {
      "option given, values fit their choices, required operands are present.\n"
      "Nothing is run; exit 0 when they parse, 2 with the usage error otherwise.\n",
      SC_CLI_OPERANDS({"COMMAND", 0, 1, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_COMMANDS_JSON, NULL}, {OPT_PARSE_ONLY, NULL}), "WORDS", 0, cmd_help, NULL},
+     SC_CLI_OPTIONS({OPT_COMMANDS_JSON, NULL}, {OPT_PARSE_ONLY, NULL},
+                    {OPT_JSON, "print the help as one JSON document"}),
+     "WORDS", 0, cmd_help, NULL},
     SC_CLI_END,
 };
 
@@ -284,9 +290,11 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc;
     if (a.command == NULL)
-        return sc_cli_print_help(a.help_words);
+        return sc_cli_json() ? sc_cli_print_help_json(a.help_words, SC_VERSION)
+                             : sc_cli_print_help(a.help_words);
     if (a.help)
-        return sc_cli_print_help(a.command->words);
+        return sc_cli_json() ? sc_cli_print_help_json(a.command->words, SC_VERSION)
+                             : sc_cli_print_help(a.command->words);
     rc = a.command->run(&a);
     if (sc_cli_json() && !sc_cli_json_printed() && strcmp(a.command->words, "run") != 0) {
         /* every command prints its document; reaching here is a bug in it */

@@ -8,8 +8,11 @@
  * its links resolve, lexically, to files inside the archive; they are
  * copied into the payload as regular files holding their target's bytes.  The copy runs in
  * two passes over the (stripped) tree in byte order of names: the first
- * finds every conflict with what the payload already holds, so a refused
- * archive changes nothing in the payload; the second copies.  The
+ * finds every conflict with what the payload already holds and every pair
+ * of names equal after ASCII case folding (within a directory of the
+ * archive, and against the payload's), so a refused archive changes nothing
+ * in the payload; the second copies.  Both formats write their files through
+ * one function (write_new_file), fed by libarchive or by read(2).  The
  * destination is reached one segment at a time with openat(O_NOFOLLOW), so
  * nothing is written through a link already in the payload.
  */
@@ -112,6 +115,65 @@ static sc_code list_dir(int dfd, const char *shown, name_list *out, sc_error *er
     return SC_OK;
 }
 
+/* ---- writing one new file ---------------------------------------------- */
+
+/*
+ * Where a file's bytes come from: the next chunk into buf (at most size
+ * bytes); > 0 bytes, 0 at the end, < 0 with err set.
+ */
+typedef ssize_t (*chunk_fn)(void *src, char *buf, size_t size, const char *shown,
+                            sc_error *err);
+
+/*
+ * Create name in dir exclusively (never through a link), fill it from next
+ * and give it mode.  A name that exists is SC_E_IO with *existed set, for
+ * the caller to name the conflict with its own code; nothing is created.
+ */
+static sc_code write_new_file(int dir, const char *name, unsigned mode, chunk_fn next,
+                              void *src, char *buf, const char *shown, int *existed,
+                              sc_error *err)
+{
+    *existed = 0;
+    int out = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (out < 0) {
+        int e = errno;
+        *existed = e == EEXIST;
+        return sc_error_set(err, SC_E_IO, shown, "cannot create %s: %s", shown, strerror(e));
+    }
+    sc_code rc = SC_OK;
+    for (;;) {
+        ssize_t got = next(src, buf, COPY_BUFFER, shown, err);
+        if (got < 0) {
+            rc = err->code;
+            break;
+        }
+        if (got == 0)
+            break;
+        const char *p = buf;
+        size_t left = (size_t)got;
+        while (left > 0) {
+            ssize_t w = write(out, p, left);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0) {
+                rc = sc_error_set(err, SC_E_IO, shown, "cannot write %s: %s", shown,
+                                  strerror(errno));
+                break;
+            }
+            p += w;
+            left -= (size_t)w;
+        }
+        if (rc != SC_OK)
+            break;
+    }
+    if (rc == SC_OK && fchmod(out, (mode_t)(mode ? mode : 0644)) != 0)
+        rc = sc_error_set(err, SC_E_IO, shown, "cannot set the mode of %s: %s", shown,
+                          strerror(errno));
+    if (close(out) != 0 && rc == SC_OK)
+        rc = sc_error_set(err, SC_E_IO, shown, "cannot close %s: %s", shown, strerror(errno));
+    return rc;
+}
+
 /* ---- tar.gz through libarchive ---------------------------------------- */
 
 /* Create the directories of rel (all but the last segment when file). */
@@ -166,6 +228,21 @@ static char *tar_name(const char *raw)
     while (n > 0 && raw[n - 1] == '/')
         n--;
     return strndup(raw, n);
+}
+
+typedef struct tar_source {
+    struct archive *ar;
+    const char *archive_path;
+} tar_source;
+
+static ssize_t tar_chunk(void *src, char *buf, size_t size, const char *shown, sc_error *err)
+{
+    tar_source *t = src;
+    la_ssize_t got = archive_read_data(t->ar, buf, size);
+    if (got < 0)
+        sc_error_set(err, SC_E_INVALID_ARCHIVE, shown, "%s: %s: %s", t->archive_path, shown,
+                     archive_error_string(t->ar));
+    return got < 0 ? -1 : (ssize_t)got;
 }
 
 static sc_code tar_extract(const char *archive_path, int root, sc_error *err)
@@ -237,50 +314,13 @@ static sc_code tar_extract(const char *archive_path, int root, sc_error *err)
                 break;
             continue;
         }
-        unsigned mode = (unsigned)archive_entry_perm(e) & 0777u;
-        if (mode == 0)
-            mode = 0644;
-        int fd = openat(root, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0) {
-            if (errno == EEXIST)
-                rc = sc_error_set(err, SC_E_ENTRY_COLLISION, name, "%s names %s twice",
-                                  archive_path, name);
-            else
-                rc = sc_error_set(err, SC_E_IO, name, "cannot create %s: %s", name,
-                                  strerror(errno));
-            free(name);
-            break;
-        }
-        for (;;) {
-            la_ssize_t got = archive_read_data(ar, buf, COPY_BUFFER);
-            if (got == 0)
-                break;
-            if (got < 0) {
-                rc = sc_error_set(err, SC_E_INVALID_ARCHIVE, name, "%s: %s: %s", archive_path,
-                                  name, archive_error_string(ar));
-                break;
-            }
-            size_t left = (size_t)got;
-            const char *p = buf;
-            while (left > 0) {
-                ssize_t w = write(fd, p, left);
-                if (w < 0 && errno == EINTR)
-                    continue;
-                if (w < 0) {
-                    rc = sc_error_set(err, SC_E_IO, name, "cannot write %s: %s", name,
-                                      strerror(errno));
-                    break;
-                }
-                p += w;
-                left -= (size_t)w;
-            }
-            if (rc != SC_OK)
-                break;
-        }
-        if (rc == SC_OK && fchmod(fd, (mode_t)mode) != 0)
-            rc = sc_error_set(err, SC_E_IO, name, "cannot set the mode of %s: %s", name,
-                              strerror(errno));
-        close(fd);
+        int existed = 0;
+        tar_source ts = {ar, archive_path};
+        rc = write_new_file(root, name, (unsigned)archive_entry_perm(e) & 0777u, tar_chunk, &ts,
+                            buf, name, &existed, err);
+        if (existed)
+            rc = sc_error_set(err, SC_E_ENTRY_COLLISION, name, "%s names %s twice", archive_path,
+                              name);
         free(name);
         if (rc != SC_OK)
             break;
@@ -366,6 +406,20 @@ static char *join_rel(const char *a, const char *b)
     return s;
 }
 
+static ssize_t fd_chunk(void *src, char *buf, size_t size, const char *shown, sc_error *err)
+{
+    int fd = *(int *)src;
+    for (;;) {
+        ssize_t got = read(fd, buf, size);
+        if (got >= 0)
+            return got;
+        if (errno != EINTR) {
+            sc_error_set(err, SC_E_IO, shown, "cannot read %s: %s", shown, strerror(errno));
+            return -1;
+        }
+    }
+}
+
 static sc_code copy_file(copy_ctx *c, int src_dir, int dst_dir, const char *name,
                          int follow, const char *shown, sc_error *err)
 {
@@ -379,53 +433,97 @@ static sc_code copy_file(copy_ctx *c, int src_dir, int dst_dir, const char *name
         close(in);
         return sc_error_set(err, SC_E_IO, shown, "cannot copy %s: %s", shown, strerror(e));
     }
-    unsigned mode = (unsigned)st.st_mode & 0777u;
-    if (mode == 0)
-        mode = 0644;
-    int out = openat(dst_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (out < 0) {
-        int e = errno;
-        close(in);
-        if (e == EEXIST)
-            return sc_error_set(err, SC_E_ASSET_ARCHIVE_CONFLICT, shown,
-                                "%s would replace %s, which the payload already holds",
-                                c->archive, shown);
-        return sc_error_set(err, SC_E_IO, shown, "cannot create %s: %s", shown, strerror(e));
-    }
-    sc_code rc = SC_OK;
-    for (;;) {
-        ssize_t got = read(in, c->buf, COPY_BUFFER);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = sc_error_set(err, SC_E_IO, shown, "cannot read %s: %s", shown, strerror(errno));
-            break;
-        }
-        if (got == 0)
-            break;
-        const char *p = c->buf;
-        size_t left = (size_t)got;
-        while (left > 0) {
-            ssize_t w = write(out, p, left);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                rc = sc_error_set(err, SC_E_IO, shown, "cannot write %s: %s", shown,
-                                  strerror(errno));
-                break;
-            }
-            p += w;
-            left -= (size_t)w;
-        }
-        if (rc != SC_OK)
-            break;
-    }
-    if (rc == SC_OK && fchmod(out, (mode_t)mode) != 0)
-        rc = sc_error_set(err, SC_E_IO, shown, "cannot set the mode of %s: %s", shown,
-                          strerror(errno));
+    int existed = 0;
+    sc_code rc = write_new_file(dst_dir, name, (unsigned)st.st_mode & 0777u, fd_chunk, &in,
+                                c->buf, shown, &existed, err);
     close(in);
-    if (close(out) != 0 && rc == SC_OK)
-        rc = sc_error_set(err, SC_E_IO, shown, "cannot close %s: %s", shown, strerror(errno));
+    if (existed)
+        rc = sc_error_set(err, SC_E_ASSET_ARCHIVE_CONFLICT, shown,
+                          "%s would replace %s, which the payload already holds", c->archive,
+                          shown);
+    return rc;
+}
+
+static int cmp_fold(const void *a, const void *b)
+{
+    int c = sc_ascii_casecmp(*(char *const *)a, *(char *const *)b);
+    return c != 0 ? c : strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int copied_name(const char *name, int at_root)
+{
+    return !skipped_name(name) && !(at_root && strcmp(name, "__MACOSX") == 0);
+}
+
+/*
+ * ASCII case (format-v3 3): the names of one directory of the archive that
+ * will be copied must differ after folding (entry-collision, as the zip
+ * reader's rule), and none may differ only in case from a name the payload
+ * already holds at dst_dir (-1: nothing there) without being that name
+ * (asset-archive-conflict).  Two paths equal after folding first differ in
+ * two names of one directory, so checking every directory this way covers
+ * whole paths.  O(n log n) per directory; nothing is written.
+ */
+static sc_code check_case(copy_ctx *c, const name_list *names, int dst_dir, const char *rel,
+                          int at_root, sc_error *err)
+{
+    const char **v = names->n ? malloc(names->n * sizeof *v) : NULL;
+    if (names->n && v == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, rel, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < names->n; i++)
+        if (copied_name(names->v[i], at_root))
+            v[n++] = names->v[i];
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_fold);
+    sc_code rc = SC_OK;
+    for (size_t i = 1; i < n && rc == SC_OK; i++)
+        if (sc_ascii_casecmp(v[i - 1], v[i]) == 0) {
+            char *a = join_rel(rel, v[i - 1]), *b = join_rel(rel, v[i]);
+            rc = sc_error_set(err, SC_E_ENTRY_COLLISION, b ? b : rel,
+                              "%s holds %s and %s, which differ only in ASCII case", c->archive,
+                              a ? a : v[i - 1], b ? b : v[i]);
+            free(a);
+            free(b);
+        }
+    name_list have = {NULL, 0};
+    int fd = rc == SC_OK && dst_dir >= 0 && n > 0 ? dup(dst_dir) : -1;
+    if (rc == SC_OK && dst_dir >= 0 && n > 0) {
+        rc = fd < 0 ? sc_error_set(err, SC_E_IO, rel, "cannot read %s: %s", rel, strerror(errno))
+                    : list_dir(fd, rel, &have, err);
+        if (rc == SC_OK && have.n > 1)
+            qsort(have.v, have.n, sizeof *have.v, cmp_fold);
+    }
+    for (size_t i = 0; rc == SC_OK && i < n && have.n > 0; i++) {
+        /* the payload's names that fold like v[i]: a run in have */
+        size_t lo = 0, hi = have.n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (sc_ascii_casecmp(have.v[mid], v[i]) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const char *other = NULL;
+        int exact = 0;
+        for (size_t k = lo; k < have.n && sc_ascii_casecmp(have.v[k], v[i]) == 0; k++) {
+            if (strcmp(have.v[k], v[i]) == 0)
+                exact = 1;
+            else if (other == NULL)
+                other = have.v[k];
+        }
+        if (other != NULL && !exact) {
+            char *a = join_rel(rel, v[i]), *b = join_rel(rel, other);
+            rc = sc_error_set(err, SC_E_ASSET_ARCHIVE_CONFLICT, a ? a : rel,
+                              "%s holds %s, which differs only in ASCII case from %s, which the "
+                              "payload already holds",
+                              c->archive, a ? a : v[i], b ? b : other);
+            free(a);
+            free(b);
+        }
+    }
+    names_free(&have);
+    free(v);
     return rc;
 }
 
@@ -448,9 +546,11 @@ static sc_code copy_tree(copy_ctx *c, int src_dir, int dst_dir, const char *rel,
         close(src_dir);
         return rc;
     }
+    if (c->pass == 1)
+        rc = check_case(c, &names, dst_dir, rel, at_root, err);
     for (size_t i = 0; i < names.n && rc == SC_OK; i++) {
         const char *name = names.v[i];
-        if (skipped_name(name) || (at_root && strcmp(name, "__MACOSX") == 0))
+        if (!copied_name(name, at_root))
             continue;
         char *shown = join_rel(rel, name);
         if (!shown) {
@@ -548,8 +648,24 @@ static sc_code open_destination(int root, const char *destination, int create, i
                               strerror(errno));
             break;
         } else if (!create) {
+            /* nothing there yet: nothing can conflict, unless a name that
+             * differs only in ASCII case is there */
+            name_list have = {NULL, 0};
+            int lfd = dup(fd);
+            rc = lfd < 0 ? sc_error_set(err, SC_E_IO, destination, "cannot read %s: %s",
+                                        destination, strerror(errno))
+                         : list_dir(lfd, destination, &have, err);
+            for (size_t i = 0; rc == SC_OK && i < have.n; i++)
+                if (sc_ascii_casecmp(have.v[i], seg) == 0)
+                    rc = sc_error_set(err, SC_E_ASSET_ARCHIVE_CONFLICT, destination,
+                                      "the destination %s differs only in ASCII case from %s, "
+                                      "which the payload already holds",
+                                      destination, have.v[i]);
+            names_free(&have);
+            if (rc != SC_OK)
+                break;
             close(fd);
-            fd = -1; /* nothing there yet: nothing can conflict */
+            fd = -1;
             break;
         } else if (mkdirat(fd, seg, 0755) != 0) {
             rc = sc_error_set(err, SC_E_IO, destination, "cannot create %s: %s", destination,

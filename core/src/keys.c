@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -356,9 +358,15 @@ void sc_key_paths_free(sc_key_paths *p)
     p->private_path = p->public_path = NULL;
 }
 
-/* mkdir -p: the last component 0700, the ones above it 0755. */
-static sc_code make_dirs(const char *dir, sc_error *err)
+/*
+ * mkdir -p: the last component last_mode, the ones above it 0755.  *created
+ * (may be NULL) receives the topmost directory this call made (caller
+ * frees), or NULL when every one existed, so that a failure can undo it.
+ */
+static sc_code make_dirs(const char *dir, unsigned last_mode, char **created, sc_error *err)
 {
+    if (created != NULL)
+        *created = NULL;
     char *p = strdup(dir);
     if (p == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
@@ -371,7 +379,13 @@ static sc_code make_dirs(const char *dir, sc_error *err)
             continue;
         char keep = *s;
         *s = '\0';
-        if (mkdir(p, last ? 0700 : 0755) != 0 && errno != EEXIST) {
+        if (mkdir(p, last ? (mode_t)last_mode : 0755) == 0) {
+            if (created != NULL && *created == NULL && (*created = strdup(p)) == NULL) {
+                *s = keep;
+                free(p);
+                return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+            }
+        } else if (errno != EEXIST) {
             int e = errno;
             sc_code c = sc_error_set(err, SC_E_IO, dir, "cannot create %s: %s", p,
                                      strerror(e));
@@ -388,6 +402,195 @@ static sc_code make_dirs(const char *dir, sc_error *err)
     return SC_OK;
 }
 
+/* Remove the directories make_dirs made: dir, then its parents up to top. */
+static void undo_dirs(const char *dir, const char *top)
+{
+    if (top == NULL)
+        return;
+    char *p = strdup(dir);
+    if (p == NULL)
+        return;
+    size_t tn = strlen(top);
+    for (;;) {
+        size_t n = strlen(p);
+        while (n > 1 && p[n - 1] == '/')
+            p[--n] = '\0';
+        if (n < tn || rmdir(p) != 0 || n == tn)
+            break;
+        char *slash = strrchr(p, '/');
+        if (slash == NULL || slash == p)
+            break;
+        *slash = '\0';
+    }
+    free(p);
+}
+
+/* The directory of a file path (caller frees): "." for a bare name. */
+static char *parent_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return strdup(".");
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *d = malloc(n + 1);
+    if (d != NULL) {
+        memcpy(d, path, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* Whether a and b name one file: the same text, the same existing file, or
+ * the same name in one existing directory. */
+static int same_file(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return 1;
+    struct stat sa, sb;
+    if (lstat(a, &sa) == 0 && lstat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+    na = na ? na + 1 : a;
+    nb = nb ? nb + 1 : b;
+    if (strcmp(na, nb) != 0)
+        return 0;
+    char *da = parent_of(a), *db = parent_of(b);
+    int same = da != NULL && db != NULL && stat(da, &sa) == 0 && stat(db, &sb) == 0 &&
+               sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    free(da);
+    free(db);
+    return same;
+}
+
+static sc_code exists_error(const char *path, int is_private, sc_error *err)
+{
+    if (is_private)
+        return sc_error_set(err, SC_E_KEY_EXISTS, path,
+                            "signing key already exists: %s; pass --force to replace it "
+                            "(`" SC_REMEDY_KEYGEN_FORCE "`)",
+                            path);
+    return sc_error_set(err, SC_E_KEY_EXISTS, path,
+                        "public key file already exists: %s; pass --force to replace it "
+                        "(`" SC_REMEDY_KEYGEN_FORCE "`), or choose another file with --public-key",
+                        path);
+}
+
+/*
+ * With force, keep the private key file being replaced under a second name
+ * in its directory (a hard link), so that it can be put back; *backup NULL
+ * when there is nothing to keep.
+ */
+static sc_code keep_old(const char *path, char **backup, sc_error *err)
+{
+    *backup = NULL;
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return SC_OK;
+    size_t size = strlen(path) + 32;
+    char *b = malloc(size);
+    if (b == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    for (unsigned attempt = 0; attempt < 100; attempt++) {
+        snprintf(b, size, "%s.keygen-old-%ld-%u", path, (long)getpid(), attempt);
+        if (link(path, b) == 0) {
+            *backup = b;
+            return SC_OK;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    int e = errno;
+    free(b);
+    return sc_error_set(err, SC_E_IO, path, "cannot keep %s while it is replaced: %s", path,
+                        strerror(e));
+}
+
+sc_code sc_keys_write_to(const char *private_path, const char *public_path,
+                         const sc_signing_key *k, int force, sc_error *err)
+{
+    if (private_path == NULL || private_path[0] == '\0' || public_path == NULL ||
+        public_path[0] == '\0' || k == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_keys_write_to: no paths or no key");
+    if (same_file(private_path, public_path))
+        return sc_error_set(err, SC_E_USAGE, public_path,
+                            "the private and the public key file are one file (%s); give two "
+                            "paths",
+                            public_path);
+    const char *const paths[2] = {private_path, public_path};
+    struct stat st;
+    for (int i = 0; i < 2; i++) {
+        if (lstat(paths[i], &st) != 0)
+            continue;
+        if (!force)
+            return exists_error(paths[i], i == 0, err);
+        if (!S_ISREG(st.st_mode))
+            return sc_error_set(err, SC_E_IO, paths[i],
+                                "cannot replace %s: it is not a regular file", paths[i]);
+    }
+
+    char *pem = NULL, *pub = NULL, *backup = NULL;
+    char *dirs[2] = {NULL, NULL}, *made[2] = {NULL, NULL};
+    size_t pem_len = 0, pub_len = 0;
+    int wrote_private = 0;
+    sc_json *doc = NULL;
+    sc_code c = SC_OK;
+    for (int i = 0; i < 2 && c == SC_OK; i++) {
+        dirs[i] = parent_of(paths[i]);
+        c = dirs[i] == NULL ? sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory")
+                            : make_dirs(dirs[i], i == 0 ? 0700 : 0755, &made[i], err);
+    }
+    if (c == SC_OK)
+        c = sc_private_pem_write(k->secret, &pem, &pem_len, err);
+    if (c == SC_OK)
+        c = sc_public_key_document(k, &doc, err);
+    if (c == SC_OK)
+        c = sc_json_write(doc, &pub, &pub_len, err);
+    if (c == SC_OK && force)
+        c = keep_old(private_path, &backup, err);
+    if (c == SC_OK) {
+        /* Without force, never replace: link() refuses atomically, so two
+         * keygens at once cannot both succeed. */
+        int existed = 0;
+        c = force ? sc_file_write_atomic(private_path, pem, pem_len, 0600, err)
+                  : sc_file_write_new(private_path, pem, pem_len, 0600, &existed, err);
+        if (existed)
+            c = exists_error(private_path, 1, err);
+        wrote_private = c == SC_OK;
+    }
+    if (c == SC_OK) {
+        int existed = 0;
+        c = force ? sc_file_write_atomic(public_path, pub, pub_len, 0644, err)
+                  : sc_file_write_new(public_path, pub, pub_len, 0644, &existed, err);
+        if (existed)
+            c = exists_error(public_path, 0, err);
+    }
+    if (c != SC_OK && wrote_private) {
+        /* The pair is written whole or not at all: put the old private key
+         * back (force), or remove the new one. */
+        if (backup != NULL)
+            (void)rename(backup, private_path);
+        else
+            (void)unlink(private_path);
+    }
+    if (backup != NULL)
+        (void)unlink(backup); /* after a rename back, the name is gone already */
+    if (c != SC_OK) {
+        undo_dirs(dirs[1] ? dirs[1] : ".", made[1]);
+        undo_dirs(dirs[0] ? dirs[0] : ".", made[0]);
+    }
+    for (int i = 0; i < 2; i++) {
+        free(dirs[i]);
+        free(made[i]);
+    }
+    if (pem != NULL)
+        sodium_memzero(pem, pem_len);
+    free(pem);
+    free(pub);
+    free(backup);
+    sc_json_free(doc);
+    return c;
+}
+
 sc_code sc_keys_write(const char *dir, const sc_signing_key *k, int force,
                       sc_key_paths *paths, sc_error *err)
 {
@@ -395,40 +598,15 @@ sc_code sc_keys_write(const char *dir, const sc_signing_key *k, int force,
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_keys_write: no directory or no key");
     sc_key_paths kp;
     sc_code c = sc_key_paths_in(dir, &kp, err);
+    char *made = NULL;
+    /* the keys directory itself is 0700 (8.1) */
+    if (c == SC_OK && !sc_is_dir(dir))
+        c = make_dirs(dir, 0700, &made, err);
+    if (c == SC_OK)
+        c = sc_keys_write_to(kp.private_path, kp.public_path, k, force, err);
     if (c != SC_OK)
-        return c;
-    struct stat st;
-    if (!force && lstat(kp.private_path, &st) == 0) {
-        c = sc_error_set(err, SC_E_KEY_EXISTS, kp.private_path,
-                         "signing key already exists: %s; pass --force to replace it",
-                         kp.private_path);
-        sc_key_paths_free(&kp);
-        return c;
-    }
-    c = make_dirs(dir, err);
-    char *pem = NULL;
-    size_t pem_len = 0;
-    if (c == SC_OK)
-        c = sc_private_pem_write(k->secret, &pem, &pem_len, err);
-    if (c == SC_OK) {
-        /* Without force, never replace: link() refuses atomically, so two
-         * keygens at once cannot both succeed. */
-        int existed = 0;
-        c = force ? sc_file_write_atomic(kp.private_path, pem, pem_len, 0600, err)
-                  : sc_file_write_new(kp.private_path, pem, pem_len, 0600, &existed, err);
-        if (existed)
-            c = sc_error_set(err, SC_E_KEY_EXISTS, kp.private_path,
-                             "signing key already exists: %s; pass --force to replace it",
-                             kp.private_path);
-        sodium_memzero(pem, pem_len);
-        free(pem);
-    }
-    sc_json *doc = NULL;
-    if (c == SC_OK)
-        c = sc_public_key_document(k, &doc, err);
-    if (c == SC_OK)
-        c = sc_json_write_file(doc, kp.public_path, 0644, err);
-    sc_json_free(doc);
+        undo_dirs(dir, made);
+    free(made);
     if (c != SC_OK || paths == NULL)
         sc_key_paths_free(&kp);
     else

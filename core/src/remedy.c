@@ -9,7 +9,7 @@
 const char *const *sc_remedy_commands(void)
 {
     static const char *const all[] = {
-        SC_REMEDY_KEYGEN,      SC_REMEDY_SIGNER,      SC_REMEDY_INIT,
+        SC_REMEDY_KEYGEN,      SC_REMEDY_KEYGEN_FORCE, SC_REMEDY_SIGNER,      SC_REMEDY_INIT,
         SC_REMEDY_MIGRATE,     SC_REMEDY_AUDIT_WRITE, SC_REMEDY_LOCK,
         SC_REMEDY_DOCTOR_PIXI, SC_REMEDY_DOCTOR_CONDA_PACK, SC_REMEDY_BUILD_PREFIX,
         NULL};

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scrollcase/compat.h"
 #include "scrollcase/config.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/download.h"
@@ -435,6 +436,92 @@ static int is_xy_version(const char *v)
     return *p == '\0';
 }
 
+/* The host constraints of a new scroll, upstream's order (already checked). */
+static int has_compatibility(const sc_new_scroll_options *o)
+{
+    return o->min_host_app_version || o->max_host_app_version_exclusive ||
+           o->min_macos_version || o->min_nvidia_driver_version || o->min_ram_gb;
+}
+
+static sc_json *new_compatibility(const sc_new_scroll_options *o)
+{
+    const struct {
+        const char *member, *value;
+    } texts[] = {{"minHostAppVersion", o->min_host_app_version},
+                 {"maxHostAppVersionExclusive", o->max_host_app_version_exclusive},
+                 {"minMacosVersion", o->min_macos_version},
+                 {"minNvidiaDriverVersion", o->min_nvidia_driver_version}};
+    sc_json *c = sc_json_new_object();
+    int bad = c == NULL;
+    for (size_t i = 0; !bad && i < sizeof texts / sizeof texts[0]; i++)
+        if (texts[i].value != NULL)
+            bad = sc_json_object_append(c, texts[i].member, sc_json_new_string(texts[i].value));
+    if (!bad && o->min_ram_gb != NULL) {
+        sc_json *ram = NULL;
+        sc_error ignored;
+        bad = sc_json_parse(o->min_ram_gb, strlen(o->min_ram_gb), &ram, &ignored) != SC_OK ||
+              sc_json_object_append(c, "minRamGb", ram) != 0;
+    }
+    if (bad) {
+        sc_json_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/*
+ * Check the host constraints of a new scroll: each flag's value as 18.3
+ * can evaluate it, for a target it applies to.
+ */
+static sc_code check_compatibility_flags(const sc_new_scroll_options *o, const sc_target *t,
+                                         sc_error *err)
+{
+    const struct {
+        const char *flag, *value;
+    } versions[] = {{"--min-host-app-version", o->min_host_app_version},
+                    {"--max-host-app-version-exclusive", o->max_host_app_version_exclusive},
+                    {"--min-macos-version", o->min_macos_version},
+                    {"--min-nvidia-driver-version", o->min_nvidia_driver_version}};
+    int cmp = 0;
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
+        if (versions[i].value != NULL &&
+            !sc_version_compare(versions[i].value, versions[i].value, &cmp))
+            return sc_error_set(err, SC_E_USAGE, versions[i].flag,
+                                "%s %.60s is not a dotted version (digits and dots: 1.2.0): "
+                                "compat can only compare dotted numbers (format-v3 18.3), so "
+                                "no host would ever meet it",
+                                versions[i].flag, versions[i].value);
+    if (o->min_host_app_version != NULL && o->max_host_app_version_exclusive != NULL &&
+        sc_version_compare(o->min_host_app_version, o->max_host_app_version_exclusive, &cmp) &&
+        cmp >= 0)
+        return sc_error_set(err, SC_E_USAGE, "--max-host-app-version-exclusive",
+                            "--max-host-app-version-exclusive %.40s is not above "
+                            "--min-host-app-version %.40s: no host application could run the box",
+                            o->max_host_app_version_exclusive, o->min_host_app_version);
+    if (o->min_macos_version != NULL && t->platform != SC_PLATFORM_MACOS)
+        return sc_error_set(err, SC_E_USAGE, "--min-macos-version",
+                            "--min-macos-version is for a macOS target, not %s (format-v3 18.3 "
+                            "checks it only on macOS)",
+                            o->target_id);
+    if (o->min_nvidia_driver_version != NULL && t->accelerator != SC_ACCEL_CUDA)
+        return sc_error_set(err, SC_E_USAGE, "--min-nvidia-driver-version",
+                            "--min-nvidia-driver-version is for a CUDA target, not %s: a box that "
+                            "uses no GPU must not require an NVIDIA driver",
+                            o->target_id);
+    if (o->min_ram_gb != NULL) {
+        sc_json *ram = NULL;
+        sc_error ignored;
+        int ok = sc_json_parse(o->min_ram_gb, strlen(o->min_ram_gb), &ram, &ignored) == SC_OK &&
+                 ram->type == SC_JSON_NUMBER && ram->number > 0;
+        sc_json_free(ram);
+        if (!ok)
+            return sc_error_set(err, SC_E_USAGE, "--min-ram-gb",
+                                "--min-ram-gb %.40s is not a number greater than 0 (16, 0.5)",
+                                o->min_ram_gb);
+    }
+    return SC_OK;
+}
+
 static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
                                const sc_target *t)
 {
@@ -457,6 +544,10 @@ static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
                                        sc_json_new_string(o->version ? o->version : "1.0.0"));
     bad = bad || sc_json_object_append(d, "sourceRevision", sc_json_new_string(o->source_revision));
     bad = bad || sc_json_object_append(d, "target", sc_target_to_json(t));
+    if (!bad && has_compatibility(o)) {
+        sc_json *compat = new_compatibility(o);
+        bad = compat == NULL || sc_json_object_append(d, "compatibility", compat) != 0;
+    }
     bad = bad || sc_json_object_append(
                      d, "pythonVersion",
                      sc_json_new_string(o->python_version ? o->python_version
@@ -581,6 +672,8 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
                             o->box_id);
     sc_target t;
     if ((rc = sc_target_parse_id(o->target_id, &t, err)) != SC_OK)
+        return rc;
+    if ((rc = check_compatibility_flags(o, &t, err)) != SC_OK)
         return rc;
     if (o->python_version != NULL && !python_version_ok(o->python_version))
         return sc_error_set(err, SC_E_USAGE, "--python-version",

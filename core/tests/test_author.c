@@ -149,6 +149,122 @@ static void new_scroll_writes_pixi_toml_for_the_target(void)
     sc_test_ws_free(&w);
 }
 
+/* Upstream's --min-* flags land in compatibility (5.2), in upstream's order,
+ * after target; the scroll loads and its effective form keeps them. */
+static void new_scroll_min_flags_write_compatibility(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CUDA);
+    o.min_ram_gb = "16";
+    o.min_nvidia_driver_version = "550.54";
+    o.max_host_app_version_exclusive = "3";
+    o.min_host_app_version = "1.2.0";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK, &err);
+    sc_json *d = load_json(w.scrolls, SCROLL_CUDA);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    char keys[512];
+    keys_of(d, keys, sizeof keys);
+    CU_ASSERT_STRING_EQUAL(keys, "$schema schemaVersion boxId modelId runtimeId version "
+                                 "sourceRevision target compatibility pythonVersion "
+                                 "pixiVersion selfTest");
+    const sc_json *c = sc_json_get(d, "compatibility");
+    keys_of(c, keys, sizeof keys);
+    CU_ASSERT_STRING_EQUAL(keys, "minHostAppVersion maxHostAppVersionExclusive "
+                                 "minNvidiaDriverVersion minRamGb");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(c, "minHostAppVersion")), "1.2.0");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(c, "maxHostAppVersionExclusive")), "3");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(c, "minNvidiaDriverVersion")), "550.54");
+    const sc_json *ram = sc_json_get(c, "minRamGb");
+    CU_ASSERT(ram != NULL && ram->type == SC_JSON_NUMBER && ram->number == 16);
+    CU_ASSERT(load_ok(&w, "demo/" CUDA));
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+
+    /* a fraction of a GB, and the macOS floor on a macOS target */
+    w = sc_test_ws_new();
+    o = opts("demo", "macos-aarch64-metal");
+    o.min_ram_gb = "0.5";
+    o.min_macos_version = "14.2";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK, &err);
+    d = load_json(w.scrolls, "demo/macos-aarch64-metal/scroll.json");
+    c = sc_json_get(d, "compatibility");
+    keys_of(c, keys, sizeof keys);
+    CU_ASSERT_STRING_EQUAL(keys, "minMacosVersion minRamGb");
+    ram = sc_json_get(c, "minRamGb");
+    CU_ASSERT(ram != NULL && ram->number == 0.5);
+    sc_json_free(d);
+    sc_test_ws_free(&w);
+}
+
+static void refused_new_scroll(const char *target, sc_new_scroll_options *o, const char *flag)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    o->target_id = target;
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, o, &err), SC_E_USAGE, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, flag);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, flag));
+    char *box = sc_path_join(w.scrolls, "demo");
+    struct stat st;
+    CU_ASSERT(lstat(box, &st) != 0); /* nothing written */
+    free(box);
+    sc_test_ws_free(&w);
+}
+
+/* 18.3 compares dotted numbers only: any other version could never be met. */
+static void new_scroll_min_versions_must_be_dotted_numbers(void)
+{
+    static const char *const bad[] = {"1.0-beta", "v1", "1..2", "1.", ".1", "latest", "1 .2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sc_new_scroll_options o = opts("demo", CUDA);
+        o.min_host_app_version = bad[i];
+        refused_new_scroll(CUDA, &o, "--min-host-app-version");
+        o = opts("demo", CUDA);
+        o.max_host_app_version_exclusive = bad[i];
+        refused_new_scroll(CUDA, &o, "--max-host-app-version-exclusive");
+        o = opts("demo", CUDA);
+        o.min_nvidia_driver_version = bad[i];
+        refused_new_scroll(CUDA, &o, "--min-nvidia-driver-version");
+        o = opts("demo", "macos-aarch64-metal");
+        o.min_macos_version = bad[i];
+        refused_new_scroll("macos-aarch64-metal", &o, "--min-macos-version");
+    }
+}
+
+static void new_scroll_max_host_app_version_must_be_above_min(void)
+{
+    sc_new_scroll_options o = opts("demo", CPU);
+    o.min_host_app_version = "2";
+    o.max_host_app_version_exclusive = "2.0.0"; /* equal: no version in [2, 2) */
+    refused_new_scroll(CPU, &o, "--max-host-app-version-exclusive");
+    o.max_host_app_version_exclusive = "1.9";
+    refused_new_scroll(CPU, &o, "--max-host-app-version-exclusive");
+}
+
+static void new_scroll_platform_floors_only_for_their_targets(void)
+{
+    sc_new_scroll_options o = opts("demo", CPU);
+    o.min_nvidia_driver_version = "550";
+    refused_new_scroll(CPU, &o, "--min-nvidia-driver-version");
+    refused_new_scroll("macos-aarch64-metal", &o, "--min-nvidia-driver-version");
+    o = opts("demo", CPU);
+    o.min_macos_version = "14";
+    refused_new_scroll(CPU, &o, "--min-macos-version");
+    refused_new_scroll(CUDA, &o, "--min-macos-version");
+}
+
+static void new_scroll_min_ram_gb_must_be_a_positive_number(void)
+{
+    static const char *const bad[] = {"0", "-1", "16GB", "sixteen", "\"16\"", "1,5", "0x10",
+                                      "[16]", "null", "true", "1e999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sc_new_scroll_options o = opts("demo", CPU);
+        o.min_ram_gb = bad[i];
+        refused_new_scroll(CPU, &o, "--min-ram-gb");
+    }
+}
+
 /* --python-version is a version, never a word like "latest": refused, and
  * nothing written. */
 static void new_scroll_python_version_must_be_a_version(void)
@@ -1147,6 +1263,11 @@ void register_author_tests(void)
         CU_FAIL_FATAL("CU_add_suite failed");
     SC_ADD_TEST(s, new_scroll_writes_minimal_v3_scroll);
     SC_ADD_TEST(s, new_scroll_writes_pixi_toml_for_the_target);
+    SC_ADD_TEST(s, new_scroll_min_flags_write_compatibility);
+    SC_ADD_TEST(s, new_scroll_min_versions_must_be_dotted_numbers);
+    SC_ADD_TEST(s, new_scroll_max_host_app_version_must_be_above_min);
+    SC_ADD_TEST(s, new_scroll_platform_floors_only_for_their_targets);
+    SC_ADD_TEST(s, new_scroll_min_ram_gb_must_be_a_positive_number);
     SC_ADD_TEST(s, new_scroll_missing_flag_is_usage_naming_it);
     SC_ADD_TEST(s, new_scroll_python_version_must_be_a_version);
     SC_ADD_TEST(s, new_scroll_existing_is_scroll_exists);

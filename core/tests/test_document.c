@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,6 +539,200 @@ static void keys_keygen_refuses_overwrite_without_force(void)
     CU_ASSERT_STRING_EQUAL(l.key_id, b.key_id);
     sc_signing_key_free(&l);
     sc_key_paths_free(&kp);
+    sc_signing_key_free(&a);
+    sc_signing_key_free(&b);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+/* The names in dir other than "." and "..", one string "a b c" in readdir order sorted. */
+static void names_in(const char *dir, char *out, size_t size)
+{
+    char *v[32];
+    size_t n = 0;
+    out[0] = '\0';
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && n < 32)
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            v[n++] = strdup(de->d_name);
+    closedir(d);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (strcmp(v[j], v[i]) < 0) {
+                char *t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+            }
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%s", i ? " " : "",
+                                v[i]);
+        free(v[i]);
+    }
+}
+
+static void keys_write_to_chosen_paths_makes_directories_and_one_pair(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_FATAL(dir != NULL);
+    char *priv = sc_path_join(dir, "secret/deep/release-private.pem");
+    char *pub = sc_path_join(dir, "public/release-public.json");
+    sc_signing_key k = key_n(3, "release-2026");
+    sc_error err;
+    mode_t old = umask(0);
+    sc_code c = sc_keys_write_to(priv, pub, &k, 0, &err);
+    umask(old);
+    SC_EXPECT_CODE(c, SC_OK, &err);
+    struct stat st;
+    CU_ASSERT(stat(priv, &st) == 0 && (st.st_mode & 07777) == 0600);
+    CU_ASSERT(stat(pub, &st) == 0 && (st.st_mode & 07777) == 0644);
+    char *deep = sc_path_join(dir, "secret/deep");
+    CU_ASSERT(stat(deep, &st) == 0 && (st.st_mode & 07777) == 0700);
+    free(deep);
+    sc_signing_key l;
+    SC_EXPECT_CODE(sc_keys_load(priv, pub, &l, &err), SC_OK, &err);
+    CU_ASSERT(memcmp(l.public_key, k.public_key, 32) == 0);
+    CU_ASSERT_STRING_EQUAL(l.key_id, "release-2026");
+    sc_signing_key_free(&l);
+    char names[256];
+    names_in(dir, names, sizeof names);
+    CU_ASSERT_STRING_EQUAL(names, "public secret"); /* nothing else, no temporary file */
+    free(priv);
+    free(pub);
+    sc_signing_key_free(&k);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+static void keys_write_to_refuses_either_existing_file_without_force(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_FATAL(dir != NULL);
+    char *priv = sc_path_join(dir, "p.pem"), *pub = sc_path_join(dir, "p.json");
+    sc_signing_key a = key_n(1, NULL), b = key_n(2, NULL);
+    sc_error err;
+    /* an existing public file (a trust file kept there) is not replaced */
+    sc_test_write(dir, "p.json", "KEEP");
+    SC_EXPECT_CODE(sc_keys_write_to(priv, pub, &a, 0, &err), SC_E_KEY_EXISTS, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, pub);
+    CU_ASSERT(strstr(err.message, "scrollcase keygen --force") != NULL);
+    struct stat st;
+    CU_ASSERT(lstat(priv, &st) != 0); /* nothing written */
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT(sc_file_read(pub, &text, &len, NULL, &err) == SC_OK && strcmp(text, "KEEP") == 0);
+    free(text);
+    /* an existing private file, the public one absent */
+    CU_ASSERT_FATAL(unlink(pub) == 0);
+    sc_test_write(dir, "p.pem", "OLD");
+    SC_EXPECT_CODE(sc_keys_write_to(priv, pub, &b, 0, &err), SC_E_KEY_EXISTS, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, priv);
+    CU_ASSERT(lstat(pub, &st) != 0);
+    /* a dangling link counts as existing */
+    CU_ASSERT_FATAL(unlink(priv) == 0 && symlink("nowhere", priv) == 0);
+    SC_EXPECT_CODE(sc_keys_write_to(priv, pub, &b, 0, &err), SC_E_KEY_EXISTS, &err);
+    /* with force a link or a directory is not replaced */
+    SC_EXPECT_CODE(sc_keys_write_to(priv, pub, &b, 1, &err), SC_E_IO, &err);
+    CU_ASSERT(lstat(priv, &st) == 0 && S_ISLNK(st.st_mode));
+    CU_ASSERT(lstat(pub, &st) != 0);
+    free(priv);
+    free(pub);
+    sc_signing_key_free(&a);
+    sc_signing_key_free(&b);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+static void keys_write_to_refuses_one_file_for_both(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_FATAL(dir != NULL);
+    sc_signing_key a = key_n(1, NULL);
+    sc_error err;
+    char *p = sc_path_join(dir, "k");
+    SC_EXPECT_CODE(sc_keys_write_to(p, p, &a, 0, &err), SC_E_USAGE, &err);
+    /* the same file under two spellings */
+    char *q = sc_path_join(dir, "./k");
+    SC_EXPECT_CODE(sc_keys_write_to(p, q, &a, 1, &err), SC_E_USAGE, &err);
+    char names[64];
+    names_in(dir, names, sizeof names);
+    CU_ASSERT_STRING_EQUAL(names, "");
+    free(p);
+    free(q);
+    sc_signing_key_free(&a);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+/* A file name the temporary file beside it cannot have (NAME_MAX), so the
+ * second write fails after the first succeeded. */
+static char *unwritable_name(const char *dir, const char *sub)
+{
+    char name[260];
+    memset(name, 'n', 250);
+    name[250] = '\0';
+    char *d = sc_path_join(dir, sub);
+    char *p = sc_path_join(d, name);
+    free(d);
+    return p;
+}
+
+static void keys_write_to_second_write_failing_leaves_nothing(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_FATAL(dir != NULL);
+    char *priv = sc_path_join(dir, "made/p.pem");
+    char *pub = unwritable_name(dir, "also/made");
+    sc_signing_key a = key_n(1, NULL);
+    sc_error err;
+    SC_EXPECT_CODE(sc_keys_write_to(priv, pub, &a, 0, &err), SC_E_IO, &err);
+    char names[64];
+    names_in(dir, names, sizeof names);
+    CU_ASSERT_STRING_EQUAL(names, ""); /* no private key, no directory made */
+    free(priv);
+    free(pub);
+    sc_signing_key_free(&a);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
+static void keys_write_to_force_failing_puts_the_old_key_back(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_FATAL(dir != NULL);
+    char *priv = sc_path_join(dir, "p.pem");
+    char *pub = unwritable_name(dir, "pub");
+    sc_signing_key a = key_n(1, NULL), b = key_n(2, NULL);
+    sc_error err;
+    char *good_pub = sc_path_join(dir, "good.json");
+    SC_EXPECT_CODE(sc_keys_write_to(priv, good_pub, &a, 0, &err), SC_OK, &err);
+    char *before = NULL, *after = NULL;
+    size_t len = 0;
+    CU_ASSERT_FATAL(sc_file_read(priv, &before, &len, NULL, &err) == SC_OK);
+    SC_EXPECT_CODE(sc_keys_write_to(priv, pub, &b, 1, &err), SC_E_IO, &err);
+    CU_ASSERT_FATAL(sc_file_read(priv, &after, &len, NULL, &err) == SC_OK);
+    CU_ASSERT_STRING_EQUAL(before, after); /* the old key, byte for byte */
+    struct stat st;
+    CU_ASSERT(stat(priv, &st) == 0 && (st.st_mode & 07777) == 0600);
+    char names[128];
+    names_in(dir, names, sizeof names);
+    CU_ASSERT_STRING_EQUAL(names, "good.json p.pem"); /* no backup, no "pub" directory */
+    /* and a force that succeeds replaces both */
+    SC_EXPECT_CODE(sc_keys_write_to(priv, good_pub, &b, 1, &err), SC_OK, &err);
+    sc_signing_key l;
+    SC_EXPECT_CODE(sc_keys_load(priv, good_pub, &l, &err), SC_OK, &err);
+    CU_ASSERT(memcmp(l.public_key, b.public_key, 32) == 0);
+    sc_signing_key_free(&l);
+    names_in(dir, names, sizeof names);
+    CU_ASSERT_STRING_EQUAL(names, "good.json p.pem");
+    free(before);
+    free(after);
+    free(priv);
+    free(pub);
+    free(good_pub);
     sc_signing_key_free(&a);
     sc_signing_key_free(&b);
     sc_test_rmtree(dir);
@@ -1685,6 +1880,11 @@ void register_document_tests(void)
     SC_ADD_TEST(s, keys_small_order_public_key_invalid);
     SC_ADD_TEST(s, keys_private_file_mode_0600_whatever_the_umask);
     SC_ADD_TEST(s, keys_keygen_refuses_overwrite_without_force);
+    SC_ADD_TEST(s, keys_write_to_chosen_paths_makes_directories_and_one_pair);
+    SC_ADD_TEST(s, keys_write_to_refuses_either_existing_file_without_force);
+    SC_ADD_TEST(s, keys_write_to_refuses_one_file_for_both);
+    SC_ADD_TEST(s, keys_write_to_second_write_failing_leaves_nothing);
+    SC_ADD_TEST(s, keys_write_to_force_failing_puts_the_old_key_back);
     SC_ADD_TEST(s, keys_load_checks_one_pair);
     SC_ADD_TEST(s, trust_single_key_by_pem_base64_or_both);
     SC_ADD_TEST(s, trust_bundle_and_empty_bundle);

@@ -886,6 +886,92 @@ static void test_asset_archive_destination_through_a_link_is_a_conflict(void)
     arc_free(&f);
 }
 
+/* Inside one archive, two names that differ only in ASCII case are one
+ * name on a case-insensitive file system: entry-collision, as the zip
+ * reader says, and nothing reaches the payload (issue 14: a tar.gz pair was
+ * merged into the payload and caught only later). */
+static void asset_archive_case_pair_refused(int zip, const arc_item *items, const char *rel)
+{
+    arc_fixture f = arc_setup(rel, zip, items);
+    sc_error err;
+    char spec[200];
+    snprintf(spec, sizeof spec, "{'relativePath': '%s', 'format': '%s', 'destination': 'w'}",
+             rel, zip ? "zip" : "tar.gz");
+    SC_EXPECT_CODE(extract_with(&f, spec, &err), SC_E_ENTRY_COLLISION, &err);
+    CU_ASSERT(!exists_rel(&f, "w")); /* nothing merged */
+    CU_ASSERT(exists_rel(&f, rel));   /* a refused archive stays */
+    CU_ASSERT(no_leftovers(&f));
+    arc_free(&f);
+}
+
+static void test_asset_archive_case_pair_inside_the_archive_is_a_collision(void)
+{
+    static const arc_item files[] = {{"Weights.bin", 'f', "A"}, {"weights.bin", 'f', "B"},
+                                     {NULL, 0, NULL}};
+    static const arc_item dirs[] = {{"Models/a.txt", 'f', "A"}, {"models/b.txt", 'f', "B"},
+                                    {NULL, 0, NULL}};
+    static const arc_item deep[] = {{"root/x/Y/z.txt", 'f', "A"}, {"root/x/y/z.txt", 'f', "B"},
+                                    {NULL, 0, NULL}};
+    asset_archive_case_pair_refused(0, files, "m.tar.gz");
+    asset_archive_case_pair_refused(0, dirs, "m.tar.gz");
+    asset_archive_case_pair_refused(0, deep, "m.tar.gz");
+    asset_archive_case_pair_refused(1, files, "m.zip");
+    asset_archive_case_pair_refused(1, dirs, "m.zip");
+    /* names the payload never holds (14.3) do not count: x.pyc beside X.pyc */
+    static const arc_item skipped[] = {{"a/x.pyc", 'f', "A"}, {"a/X.pyc", 'f', "B"},
+                                       {"a/ok.txt", 'f', "C"}, {NULL, 0, NULL}};
+    arc_fixture f = arc_setup("m.tar.gz", 0, skipped);
+    sc_error err;
+    SC_EXPECT_CODE(extract_with(&f, "{'relativePath': 'm.tar.gz', 'format': 'tar.gz', "
+                                    "'destination': 'w'}", &err),
+                   SC_OK, &err);
+    CU_ASSERT(exists_rel(&f, "w/a/ok.txt"));
+    arc_free(&f);
+}
+
+/* Against the payload: an archive's name that differs only in ASCII case
+ * from one the payload holds (a file or a directory, at any depth, or the
+ * destination itself) is asset-archive-conflict before anything is copied. */
+static void asset_archive_payload_case_conflict(int zip, const arc_item *items,
+                                                const char *existing, const char *destination)
+{
+    const char *rel = zip ? "m.zip" : "m.tar.gz";
+    arc_fixture f = arc_setup(rel, zip, items);
+    sc_test_write(f.payload, existing, "OLD");
+    sc_error err;
+    char spec[200];
+    snprintf(spec, sizeof spec, "{'relativePath': '%s', 'format': '%s', 'destination': '%s'}",
+             rel, zip ? "zip" : "tar.gz", destination);
+    SC_EXPECT_CODE(extract_with(&f, spec, &err), SC_E_ASSET_ARCHIVE_CONFLICT, &err);
+    char *first = sc_path_join(destination, "a-first.txt");
+    CU_ASSERT(!exists_rel(&f, first)); /* checked before the first copy */
+    free(first);
+    CU_ASSERT(exists_rel(&f, rel));
+    CU_ASSERT(no_leftovers(&f));
+    arc_free(&f);
+}
+
+static void test_asset_archive_case_pair_with_the_payload_is_a_conflict(void)
+{
+    static const arc_item items[] = {{"a-first.txt", 'f', "1"}, {"Config.json", 'f', "{}"},
+                                     {"Sub/x.txt", 'f', "X"}, {NULL, 0, NULL}};
+    for (int zip = 0; zip <= 1; zip++) {
+        asset_archive_payload_case_conflict(zip, items, "w/config.json", "w"); /* a file */
+        asset_archive_payload_case_conflict(zip, items, "w/sub/old.txt", "w"); /* a directory */
+        asset_archive_payload_case_conflict(zip, items, "W/other.txt", "w");   /* destination */
+        asset_archive_payload_case_conflict(zip, items, "models/M/x", "models/m/w");
+    }
+    /* the same name exactly is merged (a directory) as before */
+    arc_fixture f = arc_setup("m.tar.gz", 0, items);
+    sc_test_write(f.payload, "w/Sub/old.txt", "OLD");
+    sc_error err;
+    SC_EXPECT_CODE(extract_with(&f, "{'relativePath': 'm.tar.gz', 'format': 'tar.gz', "
+                                    "'destination': 'w'}", &err),
+                   SC_OK, &err);
+    CU_ASSERT(exists_rel(&f, "w/Sub/old.txt") && exists_rel(&f, "w/Sub/x.txt"));
+    arc_free(&f);
+}
+
 static void test_asset_archive_missing_source_is_asset_missing(void)
 {
     char *dir = sc_test_tmpdir();
@@ -1203,6 +1289,8 @@ void register_download_tests(void)
     SC_ADD_TEST(a, test_asset_archive_zip_links_are_copied_as_files);
     SC_ADD_TEST(a, test_asset_archive_destination_through_a_link_is_a_conflict);
     SC_ADD_TEST(a, test_asset_archive_missing_source_is_asset_missing);
+    SC_ADD_TEST(a, test_asset_archive_case_pair_inside_the_archive_is_a_collision);
+    SC_ADD_TEST(a, test_asset_archive_case_pair_with_the_payload_is_a_conflict);
 
     CU_pSuite l = CU_add_suite("licenses", NULL, NULL);
     if (l == NULL)

@@ -10,7 +10,10 @@
  * directory per step (a "__MACOSX" root is ignored; anything else ->
  * SC_E_ASSET_ARCHIVE_CONFLICT); each file is then copied into
  * <payload_root>/<destination>/ with exclusive create, so an existing file is
- * never overwritten (SC_E_ASSET_ARCHIVE_CONFLICT).  Names the payload digest
+ * never overwritten (SC_E_ASSET_ARCHIVE_CONFLICT).  Names equal after ASCII
+ * case folding are refused before anything is copied: two in the archive are
+ * SC_E_ENTRY_COLLISION (zip and tar.gz alike), one against a different name
+ * the payload holds SC_E_ASSET_ARCHIVE_CONFLICT.  Names the payload digest
  * skips (14.3: __pycache__, .DS_Store, *.pyc) are not copied.  The temporary
  * directory is always removed; the archive is removed after success unless
  * removeAfterExtract is false.

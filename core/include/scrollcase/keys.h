@@ -10,9 +10,9 @@
  *    missing final line end are accepted, nothing else — no text before or
  *    after, no blank lines, no headers, and the DER must be exactly the fixed
  *    PKCS#8 / SPKI prefix followed by 32 bytes.  Any breach is SC_E_INVALID_KEY.
- *  - The private key file is written through sc_file_write_atomic with mode
- *    0600 whatever the umask, and an existing one is only replaced when the
- *    caller says force (else SC_E_KEY_EXISTS).
+ *  - The private key file is written through a temporary file with mode
+ *    0600 whatever the umask, and an existing key file (private or public)
+ *    is only replaced when the caller says force (else SC_E_KEY_EXISTS).
  *  - A pair loaded for signing is checked to be one pair: the public key
  *    derived from the private file equals the public file's key, else
  *    SC_E_INVALID_KEY.
@@ -99,12 +99,28 @@ sc_code sc_key_paths_in(const char *dir, sc_key_paths *out, sc_error *err);
 void sc_key_paths_free(sc_key_paths *p);
 
 /*
- * Write a pair into dir (created, mode 0700, with its missing parents 0755):
- * the private file first (0600; SC_E_KEY_EXISTS if it exists and !force),
- * then the public file (0644).  paths (may be NULL) receives where.
+ * Write a pair into dir (created, mode 0700, with its missing parents 0755)
+ * as <dir>/signing-private.pem and <dir>/signing-public.json, by
+ * sc_keys_write_to.  paths (may be NULL) receives where.
  */
 sc_code sc_keys_write(const char *dir, const sc_signing_key *k, int force,
                       sc_key_paths *paths, sc_error *err);
+
+/*
+ * Write a pair to two chosen files (keygen --private-key / --public-key):
+ * the private file (0600 whatever the umask) and the public key document
+ * (0644), each through a temporary file beside it.  Without force an
+ * existing file at either path is SC_E_KEY_EXISTS and nothing is written
+ * (the file is created exclusively, so one appearing meanwhile is refused
+ * too); with force a regular file is replaced, anything else is SC_E_IO.
+ * Two paths naming one file are SC_E_USAGE.  Missing parent directories are
+ * created (the private file's last one 0700, others 0755).  The pair is
+ * written whole or not at all: when the public file cannot be written, the
+ * new private file is removed (or, with force, the one it replaced is put
+ * back) and the directories this call made are removed again.
+ */
+sc_code sc_keys_write_to(const char *private_path, const char *public_path,
+                         const sc_signing_key *k, int force, sc_error *err);
 
 /*
  * Load the pair at private_path / public_path for signing.  A file that

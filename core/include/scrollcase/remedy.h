@@ -19,6 +19,7 @@ extern "C" {
 #endif
 
 #define SC_REMEDY_KEYGEN "scrollcase keygen"
+#define SC_REMEDY_KEYGEN_FORCE "scrollcase keygen --force"
 #define SC_REMEDY_SIGNER "scrollcase build REF --signer-command CMD"
 #define SC_REMEDY_INIT "scrollcase init"
 #define SC_REMEDY_MIGRATE "scrollcase migrate REF"

@@ -61,6 +61,18 @@ typedef struct sc_new_scroll_options {
     const char *asset_base_url;  /* NULL: absent */
     const char *weights;         /* NULL: absent; "embed" or "on-demand" */
     const char *scroll_version;  /* NULL: absent; else scrollVersion */
+    /*
+     * Host constraints (upstream's --min-* flags), written into
+     * "compatibility" (5.2, 18.3); NULL: absent.  Versions must be dotted
+     * numbers (18.3), min below max; min_macos_version only for a macOS
+     * target, min_nvidia_driver_version only for a CUDA one; min_ram_gb a
+     * JSON number greater than 0.  Any breach is SC_E_USAGE naming the flag.
+     */
+    const char *min_host_app_version;
+    const char *max_host_app_version_exclusive;
+    const char *min_macos_version;
+    const char *min_nvidia_driver_version;
+    const char *min_ram_gb;
 } sc_new_scroll_options;
 
 /*

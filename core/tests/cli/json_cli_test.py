@@ -240,6 +240,16 @@ def scenario(tmp):
     # keys, git, doctor
     J("keys", "keygen", 0)
     J("exists", "keygen", 1, code="key-exists")
+    elsewhere = os.path.join(tmp, "keys-elsewhere")
+    priv, pub = os.path.join(elsewhere, "p.pem"), os.path.join(elsewhere, "p.json")
+    doc = J("chosen-paths", "keygen", 0, "--private-key", priv, "--public-key", pub)
+    note("keygen chosen paths reported",
+         bool(doc) and doc.get("privateKeyPath") == priv and doc.get("publicKeyPath") == pub)
+    J("chosen-exists", "keygen", 1, "--private-key", os.path.join(elsewhere, "q.pem"),
+      "--public-key", pub, code="key-exists")
+    note("keygen chosen-exists wrote nothing",
+         not os.path.exists(os.path.join(elsewhere, "q.pem")))
+    J("chosen-one-file", "keygen", 2, "--private-key", priv, "--public-key", priv, code="usage")
     with open(os.path.join(ws, ".gitignore"), "a") as f:
         f.write("")
     git(ws, "init", "-q")
@@ -361,6 +371,27 @@ def scenario(tmp):
     not_dir = dict(env, SCROLLCASE_CACHE=trust)  # a file, not a directory
     J("not-a-directory", "cache ls", 1, code="io-error", e=not_dir)
     J("not-a-directory", "cache gc", 1, code="io-error", e=not_dir)
+
+    # help --json: the overview, a command's help (the objects of --commands-json), unknown
+    table = json.loads(subprocess.run([sc, "help", "--commands-json"], capture_output=True,
+                                      text=True).stdout)
+    doc = J("overview", "help", 0)
+    note("help overview groups", bool(doc) and [g["name"] for g in doc.get("groups", [])] ==
+         ["consumer", "publisher", "author", "host", "meta"])
+    listed = [c for g in (doc or {}).get("groups", []) for c in g["commands"]]
+    note("help overview lists every command once, as the table does",
+         sorted(c["name"] for c in listed) == sorted(c["name"] for c in table["commands"]) and
+         all(c["synopsis"] == t["synopsis"] and c["summary"] == t["summary"]
+             for c in listed for t in table["commands"] if t["name"] == c["name"]))
+    doc = J("command", "help", 0, "audit")
+    note("help audit is the table's audit commands",
+         bool(doc) and doc.get("commands") ==
+         [c for c in table["commands"] if c["words"][0] == "audit"])
+    doc = run_json("--help", "help", 0, ["keygen", "--help", "--json"], env=env, cwd=ws)
+    note("keygen --help --json is help keygen --json",
+         bool(doc) and doc.get("commands") ==
+         [c for c in table["commands"] if c["name"] == "keygen"])
+    J("unknown", "help", 2, "no-such-command", code="usage")
 
     # usage errors are documents too
     for command in ("verify", "build", "keygen"):

@@ -45,6 +45,76 @@ expect_in new-runtime-id "$S" '"runtimeId": "cpython"'
 expect_in new-scroll-version "$S" '"scrollVersion": "2.1.0"'
 expect_in new-execution "$S" '"kind": "python-script"'
 
+# ---- new scroll --min-* (upstream's host constraints) -> compatibility ----------------
+C=linux-x86_64-cuda12.4
+SC=$ws/scrolls/floors/$C/scroll.json
+check new-min-flags 0 "$sc" new scroll --box-id floors --target $C --source-revision abc \
+    --min-host-app-version 1.4 --max-host-app-version-exclusive 2 \
+    --min-nvidia-driver-version 550.54.14 --min-ram-gb 24
+expect_in new-min-host "$SC" '"minHostAppVersion": "1.4"'
+expect_in new-max-host "$SC" '"maxHostAppVersionExclusive": "2"'
+expect_in new-min-driver "$SC" '"minNvidiaDriverVersion": "550.54.14"'
+expect_in new-min-ram "$SC" '"minRamGb": 24'
+check new-min-flags-load 0 "$sc" scroll check floors/$C --json
+expect_in new-min-flags-effective "$tmp/out" '"minRamGb": 24'
+check new-min-not-dotted 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-host-app-version 1.0-beta
+expect_in new-min-not-dotted-says "$tmp/err" "--min-host-app-version 1.0-beta is not a dotted version"
+expect new-min-not-dotted-nothing test ! -e "$ws/scrolls/floors2"
+check new-min-driver-cpu 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-nvidia-driver-version 550
+check new-min-macos-linux 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-macos-version 14
+check new-min-ram-zero 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-ram-gb 0
+check new-max-below-min 2 "$sc" new scroll --box-id floors2 --target $T --source-revision abc \
+    --min-host-app-version 2 --max-host-app-version-exclusive 1.9
+expect new-min-refused-nothing test ! -e "$ws/scrolls/floors2"
+
+# ---- keygen --private-key / --public-key (where keygen writes) -------------------------
+kd=$tmp/keys-elsewhere
+check keygen-paths 0 "$sc" keygen --private-key "$kd/secret/release.pem" \
+    --public-key "$kd/trust/release.json" --key-id release-2026
+expect_in keygen-paths-says "$tmp/out" "private key: $kd/secret/release.pem"
+expect keygen-paths-private-0600 test "$(stat -c %a "$kd/secret/release.pem")" = 600
+expect keygen-paths-dir-0700 test "$(stat -c %a "$kd/secret")" = 700
+expect keygen-paths-public-0644 test "$(stat -c %a "$kd/trust/release.json")" = 644
+expect keygen-paths-not-in-keys-dir test ! -e "$ws/.scrollcase/keys/signing-private.pem"
+expect_in keygen-paths-key-id "$kd/trust/release.json" '"keyId": "release-2026"'
+# the pair written is one pair that signs and verifies (the public file is a trust file)
+echo '{}' >"$tmp/empty.json"
+check keygen-paths-public-is-trust 1 "$sc" verify-document "$tmp/empty.json" \
+    --trust "$kd/trust/release.json"
+expect_not_in keygen-paths-trust-loads "$tmp/err" "invalid-trust-file"
+cp "$kd/secret/release.pem" "$tmp/before.pem"
+check keygen-paths-exists 1 "$sc" keygen --private-key "$kd/secret/release.pem" \
+    --public-key "$kd/trust/other.json"
+expect_in keygen-paths-exists-code "$tmp/err" "error[key-exists]"
+expect_in keygen-paths-exists-remedy "$tmp/err" "scrollcase keygen --force"
+expect keygen-paths-exists-nothing test ! -e "$kd/trust/other.json"
+check keygen-paths-public-exists 1 "$sc" keygen --private-key "$kd/secret/new.pem" \
+    --public-key "$kd/trust/release.json"
+expect_in keygen-paths-public-exists-code "$tmp/err" "error[key-exists]"
+expect keygen-paths-public-exists-nothing test ! -e "$kd/secret/new.pem"
+check keygen-paths-same-file 2 "$sc" keygen --private-key "$kd/same" --public-key "$kd/./same"
+expect keygen-paths-same-nothing test ! -e "$kd/same"
+long=$(printf 'n%.0s' {1..250}) # the temporary file beside it cannot be named
+check keygen-paths-second-fails 1 "$sc" keygen --private-key "$kd/fresh/p.pem" \
+    --public-key "$kd/fresh2/$long"
+expect keygen-paths-second-fails-nothing test ! -e "$kd/fresh" -a ! -e "$kd/fresh2"
+check keygen-paths-force-fails 1 "$sc" keygen --force --private-key "$kd/secret/release.pem" \
+    --public-key "$kd/trust/$long"
+expect keygen-paths-force-fails-old-back cmp -s "$tmp/before.pem" "$kd/secret/release.pem"
+expect keygen-paths-force-fails-clean test "$(ls -A "$kd/secret")" = release.pem
+check keygen-paths-force 0 "$sc" keygen --force --private-key "$kd/secret/release.pem" \
+    --public-key "$kd/trust/release.json"
+expect keygen-paths-force-replaced test "$(cat "$tmp/before.pem")" != "$(cat "$kd/secret/release.pem")"
+check keygen-public-only 0 "$sc" keygen --public-key "$kd/only-public.json" --json
+expect_in keygen-public-only-private "$tmp/out" \
+    "\"privateKeyPath\": \"$ws/.scrollcase/keys/signing-private.pem\""
+check keygen-sign-still-refuses-private-key 2 "$sc" help --parse-only -- sign f.json \
+    --private-key p.pem
+
 # ---- add dep --from-requirements ---------------------------------------------------
 cat >requirements.txt <<'REQ'
 # the app
