@@ -267,12 +267,18 @@ static int cmd_verify(sc_cli_args *a)
     if (extracted != NULL && ((sc_cli_has(a, OPT_ARCHIVE) || sc_cli_has(a, OPT_SELF_TEST))))
         return sc_cli_usage_error("%s", "--extracted checks a tree: not with --archive or --self-test");
     int json = (sc_cli_has(a, OPT_JSON)) != 0;
+    sc_box_options bo;
+    memset(&bo, 0, sizeof bo);
+    int jrc = sc_cli_jobs(a, &bo.jobs);
+    if (jrc != 0)
+        return jrc;
     sc_trust trust;
     sc_release rel;
     sc_cli_progress shown;
     if ((trc = sc_cli_progress_open(&shown, a)) != 0)
         return trc;
-    sc_box_options bo = {.progress = sc_cli_progress_event, .progress_ctx = &shown};
+    bo.progress = sc_cli_progress_event;
+    bo.progress_ctx = &shown;
     int rc = open_release(a, &trust, &rel);
     if (rc != 0) {
         sc_cli_progress_close(&shown);
@@ -408,6 +414,11 @@ static int cmd_prepare(sc_cli_args *a)
         return sc_cli_usage_error("%s", "prepare takes RELEASE DEST");
     if (a->trust == NULL)
         return sc_cli_usage_error("%s", "prepare needs --trust TRUSTFILE");
+    sc_box_options bo;
+    memset(&bo, 0, sizeof bo);
+    int jrc = sc_cli_jobs(a, &bo.jobs);
+    if (jrc != 0)
+        return jrc;
     sc_box_prepare_signal_cleanup();
     sc_trust trust;
     sc_release rel;
@@ -423,7 +434,8 @@ static int cmd_prepare(sc_cli_args *a)
     if ((rc = archive_path(a, &rel, &archive)) == 0) {
         sc_error err;
         sc_receipt r;
-        sc_box_options bo = {.progress = sc_cli_progress_event, .progress_ctx = &shown};
+        bo.progress = sc_cli_progress_event;
+        bo.progress_ctx = &shown;
         archive_step(&shown, "preparing", archive, a->positional[1], &rel);
         if (sc_box_prepare_with(&rel, archive, a->positional[1], &bo, &r, &err) != SC_OK) {
             sc_cli_progress_close(&shown);
@@ -659,6 +671,8 @@ static int cmd_run(sc_cli_args *a)
 
 /* ---- the table ------------------------------------------------------------------- */
 
+#define JOBS_HELP "hashing and extraction threads (default: every CPU this process may use)"
+
 const sc_cli_command sc_cli_box_commands[] = {
     {"verify", "consumer", "check a box archive against its signed release",
      "Checks that an archive is the box the signed release RELEASE describes\n"
@@ -675,11 +689,14 @@ const sc_cli_command sc_cli_box_commands[] = {
      "instead of an archive (not with --archive or --self-test).  --audit runs\n"
      "the CUDA ABI audit (19) over the payload's conda-meta records (extracting\n"
      "an archive into a private directory first); findings of error severity\n"
-     "fail with audit-failed.  Prints \"ok ...\"; --json prints an object.\n",
+     "fail with audit-failed.  --jobs N sets the threads (default: every CPU\n"
+     "this process may use): the archive is read ahead on a second one while\n"
+     "it is hashed, and extraction and tree hashing use them all; the result\n"
+     "does not depend on N.  Prints \"ok ...\"; --json prints an object.\n",
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"}, {OPT_ARCHIVE, NULL}, {OPT_EXTRACTED, NULL},
                     {OPT_REVOCATIONS, NULL}, {OPT_SELF_TEST, NULL}, {OPT_TMPDIR, NULL},
-                    {OPT_AUDIT, NULL}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
+                    {OPT_AUDIT, NULL}, {OPT_JOBS, JOBS_HELP}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
                     {OPT_PROGRESS_FD, NULL}),
      NULL, 0, cmd_verify, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"prepare", "consumer", "verify and extract a box to a new directory",
@@ -688,10 +705,13 @@ const sc_cli_command sc_cli_box_commands[] = {
      "beside DEST and renamed into place; on any failure, or on SIGINT/SIGTERM,\n"
      "the stage is removed and DEST is not created.  Prints the receipt: root,\n"
      "box, target, signing keys, archive and installed sizes; --json prints it\n"
-     "as an object.  Any target may be prepared on any host.\n",
+     "as an object.  Any target may be prepared on any host.  --jobs N sets the\n"
+     "threads that read, inflate, hash and write (default: every CPU this\n"
+     "process may use); the tree does not depend on N.\n",
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}, {"DEST", 1, 0, SC_COMPLETE_DIRECTORY}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_REVOCATIONS, NULL},
-                    {OPT_JSON, NULL}, {OPT_QUIET, NULL}, {OPT_PROGRESS_FD, NULL}),
+                    {OPT_JOBS, JOBS_HELP}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
+                    {OPT_PROGRESS_FD, NULL}),
      NULL, 0, cmd_prepare, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"attach", "consumer", "adopt an already-extracted box",
      "Adopts an already-extracted tree DIR (docs/format-v3.md 16.3): DIR is a\n"

@@ -33,6 +33,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
+#include "iobuf_internal.h"
 #include "progress_internal.h"
 
 #ifndef O_CLOEXEC
@@ -274,6 +275,12 @@ struct sc_zip {
     size_t count;
     uint64_t total;
     table exact;           /* exact normalised path -> index */
+    /* While the entries are inspected: the bytes last read around a local
+     * header (hdr_read), so that one read serves the headers of many small
+     * entries; freed when inspection ends. */
+    unsigned char *win;
+    uint64_t win_off;
+    size_t win_len, win_size;
     sc_progress_meter *meter; /* while extracting: entries written; else NULL */
 };
 
@@ -317,6 +324,64 @@ static int read_at(const sc_zip *z, uint64_t off, void *buf, size_t n)
         got += (size_t)r;
     }
     return 0;
+}
+
+/*
+ * read_at for the local headers and data descriptors of the inspection, from
+ * a window of the file.  A header outside the window refills it at the
+ * header: with HDR_WIN_MIN bytes, doubled (to HDR_WIN_MAX) while each refill
+ * lands just past the last window, as the headers of consecutive small
+ * entries do, and back to HDR_WIN_MIN after any other jump.  So windows that
+ * grew never overlap, and a hostile order of headers costs at most one
+ * small read per entry.  The bytes compared are the file's bytes either way:
+ * every check runs on them unchanged.
+ */
+#define HDR_WIN_MIN ((size_t)4096)
+#define HDR_WIN_MAX ((size_t)64 * 1024)
+
+static int hdr_read(sc_zip *z, uint64_t off, void *buf, size_t n)
+{
+    if (off > z->file_size || n > z->file_size - off)
+        return -1;
+    if (z->win != NULL && off >= z->win_off && n <= z->win_len &&
+        off - z->win_off <= z->win_len - n) {
+        memcpy(buf, z->win + (off - z->win_off), n);
+        return 0;
+    }
+    if (z->win == NULL) {
+        z->win = sc_iobuf_alloc(HDR_WIN_MAX);
+        if (z->win == NULL)
+            return read_at(z, off, buf, n);
+        z->win_size = HDR_WIN_MIN;
+        z->win_len = 0;
+    } else {
+        uint64_t end = z->win_off + z->win_len;
+        int near = off >= end && off - end < z->win_len;
+        size_t next = near ? z->win_size * 2 : HDR_WIN_MIN;
+        z->win_size = next > HDR_WIN_MAX ? HDR_WIN_MAX : next;
+    }
+    if (n > z->win_size) {
+        z->win_len = 0;
+        return read_at(z, off, buf, n);
+    }
+    uint64_t left = z->file_size - off;
+    size_t want = left < z->win_size ? (size_t)left : z->win_size;
+    int rc = read_at(z, off, z->win, want);
+    if (rc != 0) {
+        z->win_len = 0;
+        return rc;
+    }
+    z->win_off = off;
+    z->win_len = want;
+    memcpy(buf, z->win, n);
+    return 0;
+}
+
+static void hdr_done(sc_zip *z)
+{
+    free(z->win);
+    z->win = NULL;
+    z->win_len = z->win_size = 0;
 }
 
 static sc_code read_fail(sc_error *err, const sc_zip *z, int rc, const char *what)
@@ -569,7 +634,7 @@ static sc_code check_descriptor(sc_zip *z, raw *r, uint64_t data_end, sc_error *
     unsigned char d[24];
     uint64_t avail = z->cd_offset - data_end;
     size_t n = avail < sizeof d ? (size_t)avail : sizeof d;
-    int rc = read_at(z, data_end, d, n);
+    int rc = hdr_read(z, data_end, d, n);
     if (rc != 0)
         return read_fail(err, z, rc, "a data descriptor");
     /* Forms: [sig] crc csize usize, sizes 4 or 8 bytes. */
@@ -600,7 +665,7 @@ static sc_code check_local(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
     if (r->offset > z->cd_offset || z->cd_offset - r->offset < LOCAL_SIZE)
         return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
                          "its local header offset lies outside the entry data");
-    int rc = read_at(z, r->offset, h, sizeof h);
+    int rc = hdr_read(z, r->offset, h, sizeof h);
     if (rc != 0)
         return read_fail(err, z, rc, "a local header");
     if (rd32(h) != SIG_LOCAL)
@@ -615,7 +680,7 @@ static sc_code check_local(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
     unsigned char *buf = malloc(n + m + 1);
     if (buf == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
-    rc = read_at(z, r->offset + LOCAL_SIZE, buf, n + m);
+    rc = hdr_read(z, r->offset + LOCAL_SIZE, buf, n + m);
     if (rc != 0) {
         free(buf);
         return read_fail(err, z, rc, "a local header");
@@ -669,7 +734,7 @@ static sc_code entry_msg(sc_error *err, sc_code code, const sc_zip *z, const sc_
 static sc_code stream_entry(sc_zip *z, const sc_zip_entry *e, sink_fn sink, void *ctx,
                             sc_error *err)
 {
-    unsigned char *in = malloc(CHUNK), *outb = malloc(CHUNK);
+    unsigned char *in = sc_iobuf_alloc(CHUNK), *outb = sc_iobuf_alloc(CHUNK);
     sc_code rc = SC_OK;
     z_stream zs;
     int inflating = 0;
@@ -1267,6 +1332,7 @@ sc_code sc_zip_open_fd(int fd, const char *name, const sc_zip_limits *limits, sc
     }
     z->file_size = (uint64_t)st.st_size;
     sc_code rc = inspect(z, limits, err);
+    hdr_done(z);
     if (rc != SC_OK) {
         sc_zip_close(z);
         return rc;
@@ -1774,5 +1840,6 @@ void sc_zip_close(sc_zip *z)
     if (z->fd >= 0)
         close(z->fd);
     free(z->name);
+    free(z->win);
     free(z);
 }

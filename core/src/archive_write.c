@@ -29,6 +29,7 @@
 
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
+#include "iobuf_internal.h"
 #include "progress_internal.h"
 
 #ifndef O_CLOEXEC
@@ -348,8 +349,8 @@ static void bufs_free(aw_bufs *b)
 static sc_code bufs_init(aw_bufs *b, sc_error *err)
 {
     memset(b, 0, sizeof *b);
-    b->in = malloc(AW_CHUNK);
-    b->out = malloc(AW_CHUNK);
+    b->in = sc_iobuf_alloc(AW_CHUNK);
+    b->out = sc_iobuf_alloc(AW_CHUNK);
     b->probe = malloc(SC_ARCHIVE_PROBE_BYTES);
     if (b->in == NULL || b->out == NULL || b->probe == NULL) {
         bufs_free(b);
@@ -822,7 +823,7 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, unsign
     if (nworkers > n)
         nworkers = n;
     size_t window = nworkers * 2 < AW_WINDOW ? AW_WINDOW : nworkers * 2;
-    unsigned char *buf = malloc(AW_CHUNK);
+    unsigned char *buf = sc_iobuf_alloc(AW_CHUNK);
     aw_pool *pl = calloc(1, sizeof *pl);
     aw_slot *slots = calloc(window, sizeof *slots);
     aw_worker *wk = calloc(nworkers ? nworkers : 1, sizeof *wk);
@@ -921,7 +922,7 @@ sc_code sc_archive_write_with(const sc_archive_entry *entries, size_t n,
     if (rc != SC_OK)
         return rc;
     aw_item *items = calloc(n ? n : 1, sizeof *items);
-    aw_out o = {sink, malloc(AW_OUT_BUFFER), 0, 0, NULL};
+    aw_out o = {sink, sc_iobuf_alloc(AW_OUT_BUFFER), 0, 0, NULL};
     if (items == NULL || o.buf == NULL) {
         free(items);
         free(o.buf);

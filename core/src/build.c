@@ -579,7 +579,8 @@ static sc_code step_environment(build_ctx *b, sc_error *err)
     if (prefix != NULL) {
         progress(b, "environment", prefix);
         c = sc_envsource_copy_prefix_with(prefix, venv, &b->s->target, b->prefix_digest,
-                                          &b->env_list, b->o->transfer, b->o->transfer_ctx, err);
+                                          b->o->jobs, &b->env_list, b->o->transfer,
+                                          b->o->transfer_ctx, err);
         if (c == SC_OK && !bad)
             bad = put(e, "source", sc_json_new_string("prefix")) ||
                   put(e, "prefixDigest", sc_json_new_string(b->prefix_digest));

@@ -448,10 +448,11 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
 }
 
 sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
-                            const char *destination, const sc_box_options *o, sc_receipt *out,
-                            sc_error *err)
+                            const char *destination, const sc_box_options *o,
+                            sc_receipt *out, sc_error *err)
 {
     memset(out, 0, sizeof *out);
+    unsigned jobs = o != NULL ? o->jobs : 0;
     if (destination == NULL || destination[0] == '\0')
         return sc_error_set(err, SC_E_USAGE, NULL, "a destination is required to prepare a box");
     char *dest = sc_box_absolute(destination);
@@ -537,7 +538,8 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
                          strerror(errno));
         goto done;
     }
-    sc_zip_extract_options xo = {.progress = o != NULL ? o->progress : NULL,
+    sc_zip_extract_options xo = {.jobs = jobs,
+                                 .progress = o != NULL ? o->progress : NULL,
                                  .progress_ctx = o != NULL ? o->progress_ctx : NULL};
     if ((c = sc_zip_extract_opts(a.zip, payload, &xo, err)) != SC_OK)
         goto done;
@@ -551,7 +553,8 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
         goto done;
     }
     /* The archive hashed once: read again only when its stamp moved. */
-    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, err)) != SC_OK)
+    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, jobs, err)) !=
+        SC_OK)
         goto done;
     struct stat before, after;
     if (lstat(payload, &before) != 0) {
@@ -723,6 +726,7 @@ sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
     if (c == SC_OK) {
         sc_payload_verify_options vo;
         memset(&vo, 0, sizeof vo);
+        vo.jobs = o != NULL ? o->jobs : 0;
         if (o != NULL && o->progress != NULL) {
             vo.progress = o->progress;
             vo.progress_ctx = o->progress_ctx;
@@ -905,10 +909,11 @@ sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
     box = sc_path_join(tmp, "box");
     if (box == NULL)
         c = oom(err);
-    if (c == SC_OK)
-        c = sc_box_prepare_with(r, archive_path, box, o, &receipt, err);
     sc_payload_options po;
     memset(&po, 0, sizeof po);
+    po.jobs = o != NULL ? o->jobs : 0;
+    if (c == SC_OK)
+        c = sc_box_prepare_with(r, archive_path, box, o, &receipt, err);
     po.progress = o != NULL ? o->progress : NULL;
     po.progress_ctx = o != NULL ? o->progress_ctx : NULL;
     if (c == SC_OK)

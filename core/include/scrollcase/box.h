@@ -99,21 +99,30 @@ sc_code sc_box_verify(const sc_release *r, const char *archive_path,
                       sc_box_report *out, sc_error *err);
 
 /*
- * Options of the _with forms below (NULL: the defaults).  progress hears the
- * long steps (progress.h; NULL: none): "hash" (the archive's SHA-256: bytes
- * of the archive file as read, of its size on disk), "extract"
- * (sc_zip_extract_opts), "verify" (an extracted tree against its list:
- * sc_payload_verify_tree_opts, whose expected bytes are the release's
- * installedSizeBytes less the list file — what the release signs, not a
- * measurement), "digest" (the self-test's hashing of what it extracted)
- * and "self-test" (the run: elapsed_ms against limit_ms).  Progress never
- * changes what is checked or written.
+ * How verify, prepare, verify --extracted and the self-test run (the CLI's
+ * --jobs and its progress).  Zero it for the defaults; NULL means all
+ * defaults.  Results never depend on it: the same bytes are checked, written
+ * and reported, and the first failure in a fixed order is the one reported.
  */
 typedef struct sc_box_options {
+    /* Threads (sc_jobs_resolve: 0 = every CPU of the affinity mask): the
+     * archive's SHA-256 reads ahead on a second thread when there are two
+     * or more; extraction and tree hashing use them all; 1 = the calling
+     * thread only. */
+    unsigned jobs;
+    /* The long steps (progress.h; NULL: none): "hash" (the archive's
+     * SHA-256: bytes of the archive file as read, of its size on disk),
+     * "extract" (sc_zip_extract_opts), "verify" (an extracted tree against
+     * its list: sc_payload_verify_tree_opts, whose expected bytes are the
+     * release's installedSizeBytes less the list file — what the release
+     * signs, not a measurement), "digest" (the self-test's hashing of what
+     * it extracted) and "self-test" (the run: elapsed_ms against limit_ms).
+     * Progress never changes what is checked or written. */
     sc_progress_fn progress;
     void *progress_ctx;
 } sc_box_options;
 
+/* sc_box_verify with options. */
 sc_code sc_box_verify_with(const sc_release *r, const char *archive_path,
                            const sc_box_options *o, sc_box_report *out, sc_error *err);
 
@@ -155,9 +164,10 @@ sc_json *sc_receipt_to_json(const sc_receipt *r);
 sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                        const char *destination, sc_receipt *out, sc_error *err);
 
+/* sc_box_prepare with options. */
 sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
-                            const char *destination, const sc_box_options *o, sc_receipt *out,
-                            sc_error *err);
+                            const char *destination, const sc_box_options *o,
+                            sc_receipt *out, sc_error *err);
 
 /*
  * The path of the stage directory prepare is using right now, or "" (for
@@ -215,6 +225,7 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
                                 const sc_env_map *host, int full, int reveal,
                                 sc_extracted_report *out, sc_error *err);
 
+/* sc_box_verify_extracted with options. */
 sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
                                      const sc_env_map *host, int full, int reveal,
                                      const sc_box_options *o, sc_extracted_report *out,
@@ -232,6 +243,7 @@ sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
 sc_code sc_box_self_test(const sc_release *r, const char *archive_path,
                          const char *tmpdir, const sc_env_map *host, sc_error *err);
 
+/* sc_box_self_test with options (its extraction and hashing). */
 sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
                               const char *tmpdir, const sc_env_map *host,
                               const sc_box_options *o, sc_error *err);
