@@ -302,11 +302,11 @@ static void print_diff(const sc_json *d)
         char t[96];
         size_text(u64(sc_json_get(e, "a"), "sizeBytes"), s, sizeof s);
         size_text(u64(sc_json_get(e, "b"), "sizeBytes"), t, sizeof t);
-        printf("  ~ %s: %s -> %s (", str(e, "path"), s, t);
+        printf("  ~ %s: %s -> %s, changed:", str(e, "path"), s, t);
         const sc_json *w = sc_json_get(e, "changes");
         for (const sc_json *x = w ? w->child : NULL; x != NULL; x = x->next)
-            printf("%s%s", x == w->child ? "" : " ", sc_json_cstr(x));
-        printf(")\n");
+            printf(" %s", sc_json_cstr(x));
+        printf("\n");
     }
 }
 
