@@ -43,9 +43,10 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
     {OPT_SIGNER, "--signer-command", NULL, "CMD", SC_COMPLETE_COMMAND, NULL, 0, NULL,
      "an external signer (split into words, no shell)"},
     {OPT_PUBLIC_KEY, "--public-key", NULL, "FILE", F, NULL, 0, NULL,
-     "the public key file an external signer is checked against"},
+     "the public key file signatures are checked against: the local pair's public half, or "
+     "the external signer's trust file (default: <keys>/signing-public.json)"},
     {OPT_PRIVATE_KEY, "--private-key", NULL, "FILE", F, NULL, 0, NULL,
-     "the private key file to write"},
+     "the private key file to sign with (default: <keys>/signing-private.pem)"},
     {OPT_TRUST, "--trust", NULL, "TRUSTFILE", F, NULL, 0, NULL,
      "the trust file (public keys) documents must verify against"},
     {OPT_EXPECT, "--expect", NULL, "TYPE", C, "release|channel|revocations", 0, NULL,
