@@ -675,8 +675,7 @@ sc_code sc_keys_load(const char *private_path, const char *public_path,
         c = sc_error_set(err, SC_E_INVALID_KEY, public_path,
                          "private and public signing keys do not match: %s and %s "
                          "are not one key pair; name the private key's own public key file "
-                         "(--public-key FILE), or make a new pair with `" SC_REMEDY_KEYGEN
-                         " --private-key FILE --public-key FILE`",
+                         "(--public-key FILE), or make a new pair with `" SC_REMEDY_KEYGEN_PATHS "`",
                          private_path, public_path);
     }
     if (c == SC_OK) {

@@ -789,7 +789,7 @@ static void keys_load_signing_private_key_of_another_pair_is_invalid_key(void)
     SC_EXPECT_CODE(sc_keys_load_signing(ws, priv, NULL, NULL, &l, &err), SC_E_INVALID_KEY, &err);
     CU_ASSERT(strstr(err.message, "not one key pair") != NULL);
     CU_ASSERT(strstr(err.message, "--public-key") != NULL);
-    CU_ASSERT(strstr(err.message, "scrollcase keygen --private-key") != NULL);
+    CU_ASSERT(strstr(err.message, "scrollcase keygen --private-key PATH") != NULL);
     /* with its own public file it signs, as b */
     SC_EXPECT_CODE(sc_keys_load_signing(ws, priv, pub, NULL, &l, &err), SC_OK, &err);
     CU_ASSERT_STRING_EQUAL(l.key_id, "b");

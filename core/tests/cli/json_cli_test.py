@@ -279,6 +279,18 @@ def scenario(tmp):
       code="invalid-manifest")
     J("inventory", "sign", 0, manifest, "--out", os.path.join(tmp, "c.signed.json"))
     J("not-a-manifest", "sign", 1, trust, code="invalid-manifest")
+    # upstream's --private-key: the pair written to chosen paths by keygen above
+    out = os.path.join(tmp, "p.signed.json")
+    doc = J("private-key", "sign", 0, manifest, "--out", out, "--private-key", priv,
+            "--public-key", pub)
+    note("sign --private-key wrote the envelope", bool(doc) and os.path.isfile(out))
+    J("private-key-missing", "sign", 1, manifest, "--out", out + "2", "--private-key",
+      os.path.join(elsewhere, "none.pem"), "--public-key", pub, code="io-error")
+    J("private-key-not-this-pair", "sign", 1, manifest, "--out", out + "2", "--private-key",
+      priv, code="invalid-key")
+    J("private-key-with-signer", "sign", 2, manifest, "--private-key", priv,
+      "--signer-command", "/bin/cat", code="usage")
+    note("sign --private-key refusals wrote nothing", not os.path.exists(out + "2"))
 
     # the consumer
     doc = J("archive", "verify", 0, rel, "--trust", trust)

@@ -112,8 +112,53 @@ expect keygen-paths-force-replaced test "$(cat "$tmp/before.pem")" != "$(cat "$k
 check keygen-public-only 0 "$sc" keygen --public-key "$kd/only-public.json" --json
 expect_in keygen-public-only-private "$tmp/out" \
     "\"privateKeyPath\": \"$ws/.scrollcase/keys/signing-private.pem\""
-check keygen-sign-still-refuses-private-key 2 "$sc" help --parse-only -- sign f.json \
-    --private-key p.pem
+
+# ---- sign --private-key (upstream's): sign with the key at FILE -----------------------
+cat >"$tmp/channel.json" <<'JSON'
+{"schemaVersion": 3, "kind": "scrollcase.box.channel", "channel": "beta", "boxId": "hello-box",
+ "target": {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"},
+ "updatedAt": "2026-11-29T00:00:00Z", "cohortSalt": "3e9fe864d2bc307ed272ead85cd3f2b2",
+ "releases": [{"version": "1.0.0", "releaseManifestUrl": "https://example.invalid/b.release.json",
+               "rolloutPercentage": 100}]}
+JSON
+check sign-private-key 0 "$sc" sign "$tmp/channel.json" --out "$tmp/ch.signed.json" \
+    --private-key "$kd/secret/release.pem" --public-key "$kd/trust/release.json"
+kid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["keyId"])' "$kd/trust/release.json")
+check sign-private-key-verifies 0 "$sc" verify-document "$tmp/ch.signed.json" \
+    --trust "$kd/trust/release.json" --expect channel
+expect_in sign-private-key-signed-by "$tmp/out" "signed-by $kid"
+check sign-private-key-not-other-trust 1 "$sc" verify-document "$tmp/ch.signed.json" \
+    --trust "$kd/only-public.json"
+# a relative FILE is taken from the current directory; the keys directory's private file
+# (from keygen-public-only) is not the one used
+(cd "$kd/secret" && "$sc" --project-root "$ws" sign "$tmp/channel.json" --out "$tmp/rel.signed.json" \
+    --private-key release.pem --public-key ../trust/release.json >"$tmp/out" 2>"$tmp/err")
+expect sign-private-key-relative test -s "$tmp/rel.signed.json"
+check sign-private-key-relative-verifies 0 "$sc" verify-document "$tmp/rel.signed.json" \
+    --trust "$kd/trust/release.json"
+# the keys directory's public file with another pair's private key
+mkdir -p "$tmp/kd2" && cp "$kd/trust/release.json" "$tmp/kd2/signing-public.json"
+check sign-private-key-other-pair 1 "$sc" --keys-dir "$tmp/kd2" sign "$tmp/channel.json" \
+    --out "$tmp/x.signed.json" --private-key "$ws/.scrollcase/keys/signing-private.pem"
+expect_in sign-private-key-other-pair-code "$tmp/err" "error[invalid-key]"
+check sign-private-key-missing 1 "$sc" sign "$tmp/channel.json" --out "$tmp/x.signed.json" \
+    --private-key "$kd/none.pem" --public-key "$kd/trust/release.json"
+expect_in sign-private-key-missing-code "$tmp/err" "error[io-error]"
+expect_in sign-private-key-missing-remedy "$tmp/err" "scrollcase keygen"
+printf -- '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' >"$tmp/bad.pem"
+check sign-private-key-malformed 1 "$sc" sign "$tmp/channel.json" --out "$tmp/x.signed.json" \
+    --private-key "$tmp/bad.pem" --public-key "$kd/trust/release.json"
+expect_in sign-private-key-malformed-code "$tmp/err" "error[invalid-key]"
+mkfifo "$tmp/fifo.pem"
+check sign-private-key-fifo 1 timeout 20 "$sc" sign "$tmp/channel.json" --out "$tmp/x.signed.json" \
+    --private-key "$tmp/fifo.pem" --public-key "$kd/trust/release.json"
+expect_in sign-private-key-fifo-code "$tmp/err" "error[io-error]"
+check sign-private-key-with-signer 2 "$sc" sign "$tmp/channel.json" --private-key p.pem \
+    --signer-command /bin/cat
+expect_in sign-private-key-with-signer-says "$tmp/err" "--private-key is for local signing"
+expect sign-private-key-refusals-nothing test ! -e "$tmp/x.signed.json"
+check build-takes-private-key 0 "$sc" help --parse-only -- build --private-key p.pem
+check build-private-key-not-with-signer 2 "$sc" build --private-key p.pem --signer-command s
 
 # ---- add dep --from-requirements ---------------------------------------------------
 cat >requirements.txt <<'REQ'
