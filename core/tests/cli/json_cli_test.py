@@ -168,6 +168,21 @@ def scenario(tmp):
       "--asset-base-url", "https://boxes.example.test/")
     J("exists", "new scroll", 1, "--box-id", "hello-box", "--target", "linux-x86_64-cpu",
       "--source-revision", "test", code="scroll-exists")
+    # upstream's --generate-script: the starter's path beside the scroll
+    doc = J("generate-script", "new scroll", 0, "--box-id", "gen-box", "--target",
+            "linux-x86_64-cpu", "--source-revision", "test", "--execution", "script",
+            "--generate-script", "--generated-script-path", "gen/main.py",
+            "--default-args", '["-v"]')
+    note("new scroll generatedScriptPath",
+         bool(doc) and doc.get("generatedScriptPath") == os.path.join(ws, "gen", "main.py"))
+    J("generate-script-exists", "new scroll", 1, "--box-id", "gen-box2", "--target",
+      "linux-x86_64-cpu", "--source-revision", "test", "--execution", "script",
+      "--generate-script", "--generated-script-path", "gen/main.py", code="scroll-exists")
+    J("default-args-not-json", "new scroll", 2, "--box-id", "gen-box2", "--target",
+      "linux-x86_64-cpu", "--source-revision", "test", "--execution", "module", "--module",
+      "m", "--default-args", "-v", code="usage")
+    shutil.rmtree(os.path.join(ws, "scrolls", "gen-box"))
+    shutil.rmtree(os.path.join(ws, "gen"))
     os.makedirs(os.path.join(ws, "app"))
     shutil.copy(os.path.join(src, "examples", "workspace", "app", "hello.py"),
                 os.path.join(ws, "app", "hello.py"))

@@ -45,6 +45,42 @@ expect_in new-runtime-id "$S" '"runtimeId": "cpython"'
 expect_in new-scroll-version "$S" '"scrollVersion": "2.1.0"'
 expect_in new-execution "$S" '"kind": "python-script"'
 
+# ---- new scroll --default-args, --generate-script (upstream's) -------------------------
+G=$ws/scrolls/gen/$T/scroll.json
+check new-generate 0 "$sc" new scroll --box-id gen --target $T --source-revision abc \
+    --execution python-script --generate-script --default-args '["--port", "8080"]'
+expect_in new-generate-says "$tmp/out" "wrote $ws/box-entrypoints/gen/$T/entrypoint.py"
+expect new-generate-script test -f "$ws/box-entrypoints/gen/$T/entrypoint.py"
+expect new-generate-runs /usr/bin/python3 "$ws/box-entrypoints/gen/$T/entrypoint.py" x
+expect_in new-generate-source "$G" "\"sourcePath\": \"box-entrypoints/gen/$T/entrypoint.py\""
+expect_in new-generate-script-member "$G" '"script": "entrypoint.py"'
+expect_in new-generate-default-args "$G" '"--port",'
+check new-generate-loads 0 "$sc" scroll check gen/$T
+check new-generate-again 1 "$sc" new scroll --box-id gen2 --target $T --source-revision abc \
+    --execution script --generate-script --generated-script-path "box-entrypoints/gen/$T/entrypoint.py"
+expect_in new-generate-again-code "$tmp/err" "error[scroll-exists]"
+expect new-generate-again-nothing test ! -e "$ws/scrolls/gen2"
+check new-script-destination 0 "$sc" new scroll --box-id dest --target $T --source-revision abc \
+    --execution script --generate-script --generated-script-path src/serve.py \
+    --script-destination bin/serve.py
+expect_in new-script-destination-member "$ws/scrolls/dest/$T/scroll.json" '"script": "bin/serve.py"'
+expect new-script-destination-source test -f "$ws/src/serve.py"
+check new-script-destination-twice 2 "$sc" new scroll --box-id dest2 --target $T \
+    --source-revision abc --execution script --script a.py --script-destination b.py
+check new-default-args-not-json 2 "$sc" new scroll --box-id da --target $T --source-revision abc \
+    --execution module --module m --default-args --port
+expect_in new-default-args-not-json-says "$tmp/err" "--default-args --port is not a JSON array"
+check new-default-args-no-execution 2 "$sc" new scroll --box-id da --target $T \
+    --source-revision abc --default-args '[]'
+check new-generate-module 2 "$sc" new scroll --box-id da --target $T --source-revision abc \
+    --execution module --module m --generate-script
+check new-generated-path-alone 2 "$sc" new scroll --box-id da --target $T --source-revision abc \
+    --execution script --script a.py --generated-script-path a.py
+check new-generated-path-unsafe 1 "$sc" new scroll --box-id da --target $T --source-revision abc \
+    --execution script --generate-script --generated-script-path ../a.py
+expect_in new-generated-path-unsafe-code "$tmp/err" "error[unsafe-path]"
+expect new-default-args-refused-nothing test ! -e "$ws/scrolls/da" -a ! -e "$tmp/a.py"
+
 # ---- new scroll --min-* (upstream's host constraints) -> compatibility ----------------
 C=linux-x86_64-cuda12.4
 SC=$ws/scrolls/floors/$C/scroll.json
