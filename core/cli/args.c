@@ -157,6 +157,8 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
      "write a starter script and declare it (localFiles, selfTest.files, execution.script)"},
     {OPT_GENERATED_SCRIPT_PATH, "--generated-script-path", NULL, "PATH", F, NULL, 0, NULL,
      "the starter's project path (default: box-entrypoints/<boxId>/<targetId>/entrypoint.py)"},
+    {OPT_NO_TEMPLATES, "--no-templates", NULL, NULL, N, NULL, 0, NULL,
+     "write no consumer templates (what init always does; upstream's spelling)"},
     {OPT_QUIET, "--quiet", "-q", NULL, N, NULL, 0, NULL, "show no progress"},
     {OPT_PROGRESS_FD, "--progress-fd", NULL, "FD", N, NULL, 0, NULL,
      "write progress as JSON lines to file descriptor FD"},

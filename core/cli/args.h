@@ -120,6 +120,7 @@ typedef enum sc_cli_opt {
     OPT_DEFAULT_ARGS,
     OPT_GENERATE_SCRIPT,
     OPT_GENERATED_SCRIPT_PATH,
+    OPT_NO_TEMPLATES,
     /* progress */
     OPT_QUIET,
     OPT_PROGRESS_FD,

@@ -451,7 +451,8 @@ const sc_cli_command sc_cli_author_commands[] = {
      "(pixi, conda-pack) is installed; `scrollcase doctor` says what is missing.\n",
      NULL,
      SC_CLI_OPTIONS({OPT_EXAMPLE, NULL}, {OPT_PIXI_VERSION, "the starter scroll's pixi pin"},
-                    {OPT_NO_EXAMPLE, NULL}, {OPT_NO_INSTALL_TOOLCHAIN, NULL}, {OPT_JSON, NULL}),
+                    {OPT_NO_EXAMPLE, NULL}, {OPT_NO_INSTALL_TOOLCHAIN, NULL},
+                    {OPT_NO_TEMPLATES, NULL}, {OPT_JSON, NULL}),
      NULL, 0, cmd_init, NULL},
     {"new scroll", "author", "write a new minimal scroll and pixi.toml",
      "Writes <scrolls>/<boxId>/<targetId>/scroll.json (a minimal schema-v3 scroll:\n"

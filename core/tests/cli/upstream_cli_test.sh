@@ -36,6 +36,7 @@ echo 'print("hi")' >app/main.py
 check init-no-example 0 "$sc" init --no-example --no-install-toolchain
 expect init-no-example-none test ! -e "$ws/scrolls/example-box"
 check init-contradiction 2 "$sc" init --example --no-example
+check init-no-templates 0 "$sc" help --parse-only -- init --no-templates
 T=linux-x86_64-cpu
 S=$ws/scrolls/demo/$T/scroll.json
 P=$ws/scrolls/demo/$T/pixi.toml
