@@ -232,5 +232,10 @@ check run-default-trust 1 "$sc" run "$tmp/none.release.json"
 expect_in run-default-trust-file "$tmp/err" "$ws/.scrollcase/keys/signing-public.json"
 check prepare-still-needs-trust 2 "$sc" prepare "$tmp/none.release.json" "$tmp/d"
 
+# ---- docs/cli.md's table of upstream's spellings agrees with the option table ----------
+"$sc" help --commands-json >"$tmp/commands.json"
+check upstream-table-agrees 0 python3 "$src/core/tests/cli/upstream_table.py" "$tmp/commands.json" \
+    "$src/docs/cli.md"
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
