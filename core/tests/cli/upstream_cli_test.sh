@@ -139,6 +139,7 @@ long=$(printf 'n%.0s' {1..250}) # the temporary file beside it cannot be named
 check keygen-paths-second-fails 1 "$sc" keygen --private-key "$kd/fresh/p.pem" \
     --public-key "$kd/fresh2/$long"
 expect keygen-paths-second-fails-nothing test ! -e "$kd/fresh" -a ! -e "$kd/fresh2"
+expect_in keygen-paths-second-fails-says "$tmp/err" "give a name of at most 243 bytes"
 check keygen-paths-force-fails 1 "$sc" keygen --force --private-key "$kd/secret/release.pem" \
     --public-key "$kd/trust/$long"
 expect keygen-paths-force-fails-old-back cmp -s "$tmp/before.pem" "$kd/secret/release.pem"
