@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 
 /* ---- the catalogue -------------------------------------------------------------- */
@@ -286,6 +287,20 @@ int sc_cli_usage_error(const char *fmt, const char *what)
     print_hint();
     json_failure(&err, NULL);
     return usage_status();
+}
+
+int sc_cli_jobs(const sc_cli_args *a, unsigned *jobs)
+{
+    *jobs = 0;
+    const char *text = sc_cli_value(a, OPT_JOBS);
+    if (text == NULL)
+        return 0;
+    char *end = NULL;
+    unsigned long n = strtoul(text, &end, 10);
+    if (text[0] < '1' || text[0] > '9' || *end != '\0' || n > SC_JOBS_MAX)
+        return sc_cli_usage_error("--jobs takes a whole number from 1 to 256, not %s", text);
+    *jobs = (unsigned)n;
+    return 0;
 }
 
 /* ---- the parser ------------------------------------------------------------------ */

@@ -255,6 +255,13 @@ int sc_cli_print_help_json(const char *words, const char *version);
 int sc_cli_usage_error(const char *fmt, const char *what);
 
 /*
+ * The value of --jobs N: 0 when absent (every CPU, jobs.h), else a whole
+ * number from 1 to SC_JOBS_MAX in *jobs and 0 returned; otherwise the usage
+ * error is printed and its exit status returned.
+ */
+int sc_cli_jobs(const sc_cli_args *a, unsigned *jobs);
+
+/*
  * Structured output (--json).  Every document printed is one JSON object
  * {"schemaVersion": SC_CLI_SCHEMA_VERSION, "ok": true|false, ...}, exactly
  * one per run; a failure's carries "error": {"code", "message", "path"}.

@@ -105,15 +105,10 @@ static int cmd_build(sc_cli_args *a)
     const char *comp = sc_cli_value(a, OPT_COMPRESSION);
     if (comp != NULL && strcmp(comp, "deflate") != 0 && strcmp(comp, "store") != 0)
         return sc_cli_usage_error("--compression takes deflate or store, not %s", comp);
-    const char *jobs_text = sc_cli_value(a, OPT_JOBS);
-    unsigned long jobs = 0;
-    if (jobs_text != NULL) {
-        char *end = NULL;
-        jobs = strtoul(jobs_text, &end, 10);
-        if (jobs_text[0] < '1' || jobs_text[0] > '9' || *end != '\0' || jobs > SC_JOBS_MAX)
-            return sc_cli_usage_error("--jobs takes a whole number from 1 to 256, not %s",
-                                      jobs_text);
-    }
+    unsigned jobs = 0;
+    int jrc = sc_cli_jobs(a, &jobs);
+    if (jrc != 0)
+        return jrc;
     if (a->signer != NULL && a->key_id != NULL)
         return sc_cli_usage_error("%s", "--key-id is for local keys, not with --signer-command");
     if (a->signer != NULL && sc_cli_value(a, OPT_PRIVATE_KEY) != NULL)
@@ -131,8 +126,8 @@ static int cmd_build(sc_cli_args *a)
 static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
 {
     const char *comp = sc_cli_value(a, OPT_COMPRESSION);
-    const char *jobs_text = sc_cli_value(a, OPT_JOBS); /* checked by cmd_build */
-    unsigned long jobs = jobs_text != NULL ? strtoul(jobs_text, NULL, 10) : 0;
+    unsigned jobs = 0;
+    (void)sc_cli_jobs(a, &jobs); /* checked by cmd_build */
     sc_error err;
     sc_workspace ws;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)

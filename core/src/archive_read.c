@@ -33,6 +33,8 @@
 #include "scrollcase/file.h"
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
+#include "iobuf_internal.h"
+#include "progress_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -273,6 +275,13 @@ struct sc_zip {
     size_t count;
     uint64_t total;
     table exact;           /* exact normalised path -> index */
+    /* While the entries are inspected: the bytes last read around a local
+     * header (hdr_read), so that one read serves the headers of many small
+     * entries; freed when inspection ends. */
+    unsigned char *win;
+    uint64_t win_off;
+    size_t win_len, win_size;
+    sc_progress_meter *meter; /* while extracting: entries written; else NULL */
 };
 
 static uint16_t rd16(const unsigned char *p)
@@ -315,6 +324,64 @@ static int read_at(const sc_zip *z, uint64_t off, void *buf, size_t n)
         got += (size_t)r;
     }
     return 0;
+}
+
+/*
+ * read_at for the local headers and data descriptors of the inspection, from
+ * a window of the file.  A header outside the window refills it at the
+ * header: with HDR_WIN_MIN bytes, doubled (to HDR_WIN_MAX) while each refill
+ * lands just past the last window, as the headers of consecutive small
+ * entries do, and back to HDR_WIN_MIN after any other jump.  So windows that
+ * grew never overlap, and a hostile order of headers costs at most one
+ * small read per entry.  The bytes compared are the file's bytes either way:
+ * every check runs on them unchanged.
+ */
+#define HDR_WIN_MIN ((size_t)4096)
+#define HDR_WIN_MAX ((size_t)64 * 1024)
+
+static int hdr_read(sc_zip *z, uint64_t off, void *buf, size_t n)
+{
+    if (off > z->file_size || n > z->file_size - off)
+        return -1;
+    if (z->win != NULL && off >= z->win_off && n <= z->win_len &&
+        off - z->win_off <= z->win_len - n) {
+        memcpy(buf, z->win + (off - z->win_off), n);
+        return 0;
+    }
+    if (z->win == NULL) {
+        z->win = sc_iobuf_alloc(HDR_WIN_MAX);
+        if (z->win == NULL)
+            return read_at(z, off, buf, n);
+        z->win_size = HDR_WIN_MIN;
+        z->win_len = 0;
+    } else {
+        uint64_t end = z->win_off + z->win_len;
+        int near = off >= end && off - end < z->win_len;
+        size_t next = near ? z->win_size * 2 : HDR_WIN_MIN;
+        z->win_size = next > HDR_WIN_MAX ? HDR_WIN_MAX : next;
+    }
+    if (n > z->win_size) {
+        z->win_len = 0;
+        return read_at(z, off, buf, n);
+    }
+    uint64_t left = z->file_size - off;
+    size_t want = left < z->win_size ? (size_t)left : z->win_size;
+    int rc = read_at(z, off, z->win, want);
+    if (rc != 0) {
+        z->win_len = 0;
+        return rc;
+    }
+    z->win_off = off;
+    z->win_len = want;
+    memcpy(buf, z->win, n);
+    return 0;
+}
+
+static void hdr_done(sc_zip *z)
+{
+    free(z->win);
+    z->win = NULL;
+    z->win_len = z->win_size = 0;
 }
 
 static sc_code read_fail(sc_error *err, const sc_zip *z, int rc, const char *what)
@@ -567,7 +634,7 @@ static sc_code check_descriptor(sc_zip *z, raw *r, uint64_t data_end, sc_error *
     unsigned char d[24];
     uint64_t avail = z->cd_offset - data_end;
     size_t n = avail < sizeof d ? (size_t)avail : sizeof d;
-    int rc = read_at(z, data_end, d, n);
+    int rc = hdr_read(z, data_end, d, n);
     if (rc != 0)
         return read_fail(err, z, rc, "a data descriptor");
     /* Forms: [sig] crc csize usize, sizes 4 or 8 bytes. */
@@ -598,7 +665,7 @@ static sc_code check_local(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
     if (r->offset > z->cd_offset || z->cd_offset - r->offset < LOCAL_SIZE)
         return entry_err(err, SC_E_INVALID_ARCHIVE, z, r,
                          "its local header offset lies outside the entry data");
-    int rc = read_at(z, r->offset, h, sizeof h);
+    int rc = hdr_read(z, r->offset, h, sizeof h);
     if (rc != 0)
         return read_fail(err, z, rc, "a local header");
     if (rd32(h) != SIG_LOCAL)
@@ -613,7 +680,7 @@ static sc_code check_local(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
     unsigned char *buf = malloc(n + m + 1);
     if (buf == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
-    rc = read_at(z, r->offset + LOCAL_SIZE, buf, n + m);
+    rc = hdr_read(z, r->offset + LOCAL_SIZE, buf, n + m);
     if (rc != 0) {
         free(buf);
         return read_fail(err, z, rc, "a local header");
@@ -667,7 +734,7 @@ static sc_code entry_msg(sc_error *err, sc_code code, const sc_zip *z, const sc_
 static sc_code stream_entry(sc_zip *z, const sc_zip_entry *e, sink_fn sink, void *ctx,
                             sc_error *err)
 {
-    unsigned char *in = malloc(CHUNK), *outb = malloc(CHUNK);
+    unsigned char *in = sc_iobuf_alloc(CHUNK), *outb = sc_iobuf_alloc(CHUNK);
     sc_code rc = SC_OK;
     z_stream zs;
     int inflating = 0;
@@ -1265,6 +1332,7 @@ sc_code sc_zip_open_fd(int fd, const char *name, const sc_zip_limits *limits, sc
     }
     z->file_size = (uint64_t)st.st_size;
     sc_code rc = inspect(z, limits, err);
+    hdr_done(z);
     if (rc != SC_OK) {
         sc_zip_close(z);
         return rc;
@@ -1350,11 +1418,13 @@ sc_code sc_zip_read(sc_zip *z, const sc_zip_entry *e, size_t max, char **bytes, 
 typedef struct fdsink {
     int fd;
     const char *path;
+    sc_progress_meter *meter;
 } fdsink;
 
 static sc_code fd_sink(void *ctx, const unsigned char *p, size_t n, sc_error *err)
 {
     fdsink *s = ctx;
+    sc_progress_meter_add(s->meter, s->path, n, 0);
     while (n > 0) {
         ssize_t w = write(s->fd, p, n);
         if (w < 0) {
@@ -1537,12 +1607,14 @@ static void xfail(xpool *p, size_t i, sc_code c, const sc_error *err)
 static sc_code write_file_data(sc_zip *z, const sc_zip_entry *e, int fd, const char *full,
                                sc_error *err)
 {
-    fdsink s = {fd, full};
+    fdsink s = {fd, full, z->meter};
     sc_code rc = stream_entry(z, e, fd_sink, &s, err);
     if (close(fd) != 0 && rc == SC_OK) {
         int en = errno;
         rc = sc_error_set(err, SC_E_IO, full, "%s: cannot close: %s", full, strerror(en));
     }
+    if (rc == SC_OK)
+        sc_progress_meter_add(z->meter, e->path, 0, 1);
     return rc;
 }
 
@@ -1599,9 +1671,11 @@ static sc_code extract_one(sc_zip *z, dirstack *st, const char *dir, const sc_zi
         if (fd < 0)
             return io_fail(err, dir, e->path, "create directory");
         close(fd);
+        sc_progress_meter_add(z->meter, e->path, 0, 1);
     } else if (e->type == SC_ZIP_LINK) {
         if (symlinkat(e->link_target, cur, seg) != 0)
             return io_fail(err, dir, e->path, "create link");
+        sc_progress_meter_add(z->meter, e->path, e->size, 1);
     } else {
         unsigned mode = e->mode ? e->mode : 0644;
         int fd = openat(cur, seg, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -1636,9 +1710,33 @@ sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
 
 sc_code sc_zip_extract_with(sc_zip *z, const char *dir, unsigned jobs, sc_error *err)
 {
+    sc_zip_extract_options o;
+    memset(&o, 0, sizeof o);
+    o.jobs = jobs;
+    return sc_zip_extract_opts(z, dir, &o, err);
+}
+
+static sc_code extract_all(sc_zip *z, const char *dir, unsigned jobs, sc_error *err);
+
+sc_code sc_zip_extract_opts(sc_zip *z, const char *dir, const sc_zip_extract_options *o,
+                            sc_error *err)
+{
     sc_error_clear(err);
     if (z == NULL || dir == NULL)
         return sc_error_set(err, SC_E_USAGE, dir, "sc_zip_extract: missing argument");
+    sc_progress_meter meter;
+    sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
+                            o != NULL ? o->progress_ctx : NULL, "extract", dir, z->total,
+                            z->count);
+    z->meter = meter.open ? &meter : NULL;
+    sc_code rc = extract_all(z, dir, o != NULL ? o->jobs : 0, err);
+    z->meter = NULL;
+    sc_progress_meter_end(&meter, rc == SC_OK);
+    return rc;
+}
+
+static sc_code extract_all(sc_zip *z, const char *dir, unsigned jobs, sc_error *err)
+{
     dirstack st = {-1, NULL, NULL, NULL, 0};
     st.root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (st.root < 0)
@@ -1742,5 +1840,6 @@ void sc_zip_close(sc_zip *z)
     if (z->fd >= 0)
         close(z->fd);
     free(z->name);
+    free(z->win);
     free(z);
 }

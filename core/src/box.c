@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,15 @@
 #include <unistd.h>
 
 #include "box_internal.h"
+#include "progress_internal.h"
 #include "scrollcase/archive_read.h"
 #include "scrollcase/cohort.h"
 #include "scrollcase/execution.h"
 #include "scrollcase/file.h"
+#include "scrollcase/jobs.h"
 #include "scrollcase/manifest.h"
 #include "scrollcase/payload.h"
+#include "iobuf_internal.h"
 
 /* ---- releases ------------------------------------------------------------ */
 
@@ -191,44 +195,171 @@ char *sc_box_strndup(const char *s, size_t n)
     return d;
 }
 
-sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
-                       sc_code mismatch, sc_error *err)
+/*
+ * The archive's SHA-256.  The hash is one sequential stream, so a second
+ * thread can only read ahead: it fills a ring of HASH_RING buffers of
+ * HASH_BUF bytes (small enough to stay in cache between the read and the
+ * hash) while the caller's thread hashes, and the copy out of the page cache
+ * costs no hashing time.  The bytes hashed and their order are the same
+ * either way.
+ */
+#define HASH_BUF ((size_t)256 * 1024)
+#define HASH_RING 8
+
+typedef struct read_ahead {
+    int fd;
+    unsigned char *buf; /* HASH_RING * HASH_BUF */
+    size_t len[HASH_RING];
+    uint64_t head, tail; /* buffers filled, buffers hashed */
+    int done;            /* the reader is finished: end of file or error */
+    int read_errno;      /* its errno, 0 at the end of the file */
+    int stop;            /* the hasher gave up */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} read_ahead;
+
+static void *read_ahead_thread(void *arg)
 {
-    enum { CHUNK = 4 * 1024 * 1024 };
-    unsigned char *buf = malloc(CHUNK);
+    read_ahead *ra = arg;
+    off_t at = 0;
+    for (;;) {
+        pthread_mutex_lock(&ra->mu);
+        while (ra->head - ra->tail == HASH_RING && !ra->stop)
+            pthread_cond_wait(&ra->cv, &ra->mu);
+        int stop = ra->stop;
+        size_t slot = (size_t)(ra->head % HASH_RING);
+        pthread_mutex_unlock(&ra->mu);
+        if (stop)
+            return NULL;
+        ssize_t n;
+        do
+            n = pread(ra->fd, ra->buf + slot * HASH_BUF, HASH_BUF, at);
+        while (n < 0 && errno == EINTR);
+        int e = n < 0 ? errno : 0;
+        pthread_mutex_lock(&ra->mu);
+        if (n > 0) {
+            ra->len[slot] = (size_t)n;
+            ra->head++;
+        } else {
+            ra->done = 1;
+            ra->read_errno = e;
+        }
+        pthread_cond_broadcast(&ra->cv);
+        pthread_mutex_unlock(&ra->mu);
+        if (n <= 0)
+            return NULL;
+        at += n;
+    }
+}
+
+/* Hash fd from the start through the ring; a read error's errno in *read_errno. */
+static sc_code hash_read_ahead(int fd, sc_sha256_ctx *ctx, int *read_errno, int *started,
+                               sc_progress_meter *meter, const char *name, sc_error *err)
+{
+    read_ahead ra;
+    memset(&ra, 0, sizeof ra);
+    ra.fd = fd;
+    *started = 0;
+    ra.buf = sc_iobuf_alloc(HASH_RING * HASH_BUF);
+    if (ra.buf == NULL)
+        return SC_OK; /* not started: the caller reads alone */
+    pthread_t th;
+    if (pthread_mutex_init(&ra.mu, NULL) != 0) {
+        free(ra.buf);
+        return SC_OK;
+    }
+    if (pthread_cond_init(&ra.cv, NULL) != 0) {
+        pthread_mutex_destroy(&ra.mu);
+        free(ra.buf);
+        return SC_OK;
+    }
+    if (pthread_create(&th, NULL, read_ahead_thread, &ra) != 0) {
+        pthread_cond_destroy(&ra.cv);
+        pthread_mutex_destroy(&ra.mu);
+        free(ra.buf);
+        return SC_OK;
+    }
+    *started = 1;
+    sc_code c = SC_OK;
+    for (;;) {
+        pthread_mutex_lock(&ra.mu);
+        while (ra.tail == ra.head && !ra.done)
+            pthread_cond_wait(&ra.cv, &ra.mu);
+        int empty = ra.tail == ra.head;
+        size_t slot = (size_t)(ra.tail % HASH_RING);
+        *read_errno = ra.read_errno;
+        pthread_mutex_unlock(&ra.mu);
+        if (empty)
+            break; /* done, and everything read is hashed */
+        c = sc_sha256_update(ctx, ra.buf + slot * HASH_BUF, ra.len[slot], err);
+        sc_progress_meter_add(meter, name, ra.len[slot], 0);
+        pthread_mutex_lock(&ra.mu);
+        ra.tail++;
+        if (c != SC_OK)
+            ra.stop = 1;
+        pthread_cond_broadcast(&ra.cv);
+        pthread_mutex_unlock(&ra.mu);
+        if (c != SC_OK)
+            break;
+    }
+    pthread_join(th, NULL);
+    pthread_cond_destroy(&ra.cv);
+    pthread_mutex_destroy(&ra.mu);
+    free(ra.buf);
+    return c;
+}
+
+/* Hash fd from the start on this thread alone. */
+static sc_code hash_alone(int fd, sc_sha256_ctx *ctx, int *read_errno,
+                          sc_progress_meter *meter, const char *name, sc_error *err)
+{
+    unsigned char *buf = sc_iobuf_alloc(HASH_BUF);
     if (buf == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    off_t at = 0;
+    sc_code c = SC_OK;
+    for (;;) {
+        ssize_t n = pread(fd, buf, HASH_BUF, at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *read_errno = errno;
+            break;
+        }
+        if (n == 0)
+            break;
+        if ((c = sc_sha256_update(ctx, buf, (size_t)n, err)) != SC_OK)
+            break;
+        at += n;
+        sc_progress_meter_add(meter, name, (uint64_t)n, 0);
+    }
+    free(buf);
+    return c;
+}
+
+sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
+                       sc_code mismatch, unsigned jobs, sc_progress_meter *meter,
+                       sc_error *err)
+{
 #ifdef POSIX_FADV_SEQUENTIAL
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
     sc_sha256_ctx ctx;
     sc_code c = sc_sha256_init(&ctx, err);
+    if (c != SC_OK)
+        return c;
+    int read_errno = 0, started = 0;
+    if (sc_jobs_resolve(jobs) >= 2)
+        c = hash_read_ahead(fd, &ctx, &read_errno, &started, meter, name, err);
+    if (c == SC_OK && !started)
+        c = hash_alone(fd, &ctx, &read_errno, meter, name, err);
+    if (c == SC_OK && read_errno != 0)
+        c = sc_error_set(err, SC_E_IO, name, "cannot read the archive: %s",
+                         strerror(read_errno));
     if (c != SC_OK) {
-        free(buf);
+        sc_sha256_abort(&ctx);
         return c;
     }
-    off_t at = 0;
-    for (;;) {
-        ssize_t n = pread(fd, buf, CHUNK, at);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            sc_sha256_abort(&ctx);
-            free(buf);
-            return sc_error_set(err, SC_E_IO, name, "cannot read the archive: %s",
-                                strerror(e));
-        }
-        if (n == 0)
-            break;
-        if ((c = sc_sha256_update(&ctx, buf, (size_t)n, err)) != SC_OK) {
-            sc_sha256_abort(&ctx);
-            free(buf);
-            return c;
-        }
-        at += n;
-    }
-    free(buf);
     unsigned char digest[SC_SHA256_LEN];
     char hex[SC_SHA256_HEX_LEN + 1];
     if ((c = sc_sha256_final(&ctx, digest, err)) != SC_OK)
@@ -362,7 +493,8 @@ static int64_t stat_ns(struct timespec t)
 }
 
 sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
-                                 const sc_release *r, sc_code mismatch, sc_error *err)
+                                 const sc_release *r, sc_code mismatch, unsigned jobs,
+                                 sc_error *err)
 {
     struct stat now;
     if (sc_file_stamps_trusted(a->fd) && fstat(a->fd, &now) == 0 && now.st_dev == a->st.st_dev && now.st_ino == a->st.st_ino &&
@@ -371,11 +503,19 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
         stat_ns(a->st.st_mtim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS &&
         stat_ns(a->st.st_ctim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS)
         return SC_OK;
-    return sc_box_hash_fd(a->fd, name, r, mismatch, err);
+    return sc_box_hash_fd(a->fd, name, r, mismatch, jobs, NULL, err);
 }
 
-sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
+sc_code sc_box_inspect(const sc_release *r, const char *archive_path, unsigned jobs,
                        sc_box_archive *a, sc_box_report *report, sc_error *err)
+{
+    sc_box_options o = {.jobs = jobs};
+    return sc_box_inspect_with(r, archive_path, &o, a, report, err);
+}
+
+sc_code sc_box_inspect_with(const sc_release *r, const char *archive_path,
+                            const sc_box_options *o, sc_box_archive *a, sc_box_report *report,
+                            sc_error *err)
 {
     a->fd = -1;
     a->zip = NULL;
@@ -411,7 +551,15 @@ sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
     }
     a->st = st;
     a->hashed_at_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-    sc_code c = sc_box_hash_fd(fd, archive_path, r, SC_E_ARCHIVE_HASH, err);
+    sc_progress_meter meter;
+    sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
+                            o != NULL ? o->progress_ctx : NULL, "hash", archive_path,
+                            (uint64_t)st.st_size, 1);
+    sc_code c = sc_box_hash_fd(fd, archive_path, r, SC_E_ARCHIVE_HASH, o != NULL ? o->jobs : 0,
+                               &meter, err);
+    if (c == SC_OK)
+        sc_progress_meter_add(&meter, archive_path, 0, 1);
+    sc_progress_meter_end(&meter, c == SC_OK);
     if (c != SC_OK) {
         close(fd);
         return c;
@@ -452,8 +600,14 @@ sc_code sc_box_inspect(const sc_release *r, const char *archive_path,
 sc_code sc_box_verify(const sc_release *r, const char *archive_path,
                       sc_box_report *out, sc_error *err)
 {
+    return sc_box_verify_with(r, archive_path, NULL, out, err);
+}
+
+sc_code sc_box_verify_with(const sc_release *r, const char *archive_path,
+                           const sc_box_options *o, sc_box_report *out, sc_error *err)
+{
     sc_box_archive a;
-    sc_code c = sc_box_inspect(r, archive_path, &a, out, err);
+    sc_code c = sc_box_inspect_with(r, archive_path, o, &a, out, err);
     if (c == SC_OK)
         sc_box_archive_close(&a);
     return c;

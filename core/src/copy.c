@@ -19,6 +19,8 @@
 #include <linux/fs.h>
 #endif
 
+#include "iobuf_internal.h"
+
 #define COPY_STEP ((size_t)1 << 30)
 #define COPY_BUFFER ((size_t)1 << 20)
 
@@ -29,7 +31,7 @@ static sc_code fail(sc_error *err, const char *path, const char *what, int e)
 
 static sc_code copy_rw(int in, int out, const char *from, const char *to, sc_error *err)
 {
-    unsigned char *buf = malloc(COPY_BUFFER);
+    unsigned char *buf = sc_iobuf_alloc(COPY_BUFFER);
     if (buf == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, from, "out of memory copying %s", from);
     sc_code c = SC_OK;

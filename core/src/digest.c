@@ -19,6 +19,8 @@
 
 #include <openssl/evp.h>
 
+#include "iobuf_internal.h"
+
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
 #endif
@@ -114,7 +116,7 @@ sc_code sc_sha256_file(const char *path, unsigned char out[SC_SHA256_LEN],
     sc_code oc = sc_file_open_regular(path, 0, &fd, NULL, NULL, err);
     if (oc != SC_OK)
         return oc;
-    unsigned char *buf = malloc(SC_SHA256_FILE_BUFFER);
+    unsigned char *buf = sc_iobuf_alloc(SC_SHA256_FILE_BUFFER);
     if (buf == NULL) {
         close(fd);
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, path,

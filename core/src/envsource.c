@@ -18,6 +18,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +31,11 @@
 #include "scrollcase/copy.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/file.h"
+#include "scrollcase/jobs.h"
 #include "scrollcase/json.h"
 #include "scrollcase/payload.h"
 #include "scrollcase/process.h"
+#include "progress_internal.h"
 
 extern char **environ;
 
@@ -558,8 +563,124 @@ static char *remapped_target(const remap *m, const char *target)
     return strdup(target);
 }
 
-static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, int depth,
+/*
+ * The regular files of a prefix copy, in walk order: the walk (one thread)
+ * makes the directories and links and lists the files; then jobs threads
+ * copy the files, each claiming the next.  Every file listed before the
+ * lowest failing one is copied, and that failure is reported, so the outcome
+ * is the sequential walk's whatever the thread count.
+ */
+typedef struct copy_job {
+    char *src, *dst; /* owned */
+    unsigned mode;
+    uint64_t size;   /* as listed: the total of the copy's progress only */
+} copy_job;
+
+typedef struct copy_plan {
+    copy_job *jobs;
+    size_t n, cap;
+    atomic_size_t next;
+    atomic_size_t fail_min; /* lowest failing job; SIZE_MAX when none */
+    pthread_mutex_t mu;
+    sc_code fail_code;
+    sc_error fail_err;
+    sc_progress_meter *meter; /* files copied (NULL: none) */
+    size_t skip;              /* bytes of the prefix path and its '/' (the item shown) */
+} copy_plan;
+
+static void copy_plan_free(copy_plan *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->jobs[i].src);
+        free(p->jobs[i].dst);
+    }
+    free(p->jobs);
+    p->jobs = NULL;
+    p->n = p->cap = 0;
+}
+
+/* Takes src and dst (freed on failure too). */
+static sc_code copy_plan_add(copy_plan *p, char *src, char *dst, unsigned mode, uint64_t size,
                              sc_error *err)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 256;
+        copy_job *j = realloc(p->jobs, cap * sizeof *j);
+        if (j == NULL) {
+            free(src);
+            free(dst);
+            return oom(err);
+        }
+        p->jobs = j;
+        p->cap = cap;
+    }
+    p->jobs[p->n++] = (copy_job){src, dst, mode, size};
+    return SC_OK;
+}
+
+static void *copy_plan_thread(void *arg)
+{
+    copy_plan *p = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n || i > atomic_load(&p->fail_min))
+            break;
+        sc_error e;
+        sc_code c = copy_file(p->jobs[i].src, p->jobs[i].dst, p->jobs[i].mode, 0, &e);
+        if (c == SC_OK) {
+            const char *shown = p->jobs[i].src;
+            sc_progress_meter_add(p->meter, strlen(shown) > p->skip ? shown + p->skip : shown,
+                                  p->jobs[i].size, 1);
+            continue;
+        }
+        pthread_mutex_lock(&p->mu);
+        if (i < atomic_load(&p->fail_min)) {
+            atomic_store(&p->fail_min, i);
+            p->fail_code = c;
+            p->fail_err = e;
+        }
+        pthread_mutex_unlock(&p->mu);
+    }
+    return NULL;
+}
+
+/* Copy every listed file on jobs threads (sc_jobs_resolve); the lowest
+ * failure in *err. */
+static sc_code copy_plan_run(copy_plan *p, unsigned jobs, sc_error *err)
+{
+    if (p->n == 0)
+        return SC_OK;
+    atomic_init(&p->next, 0);
+    atomic_init(&p->fail_min, SIZE_MAX);
+    p->fail_code = SC_OK;
+    if (pthread_mutex_init(&p->mu, NULL) != 0)
+        return sc_error_set(err, SC_E_INTERNAL, NULL, "cannot start the environment copy");
+    size_t nt = sc_jobs_resolve(jobs);
+    if (nt > p->n)
+        nt = p->n;
+    pthread_t th[SC_JOBS_MAX];
+    size_t started = 0;
+    for (size_t i = 1; i < nt; i++)
+        if (pthread_create(&th[started], NULL, copy_plan_thread, p) == 0)
+            started++;
+        else
+            break;
+    copy_plan_thread(p);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    if (p->fail_code != SC_OK) {
+        if (err != NULL)
+            *err = p->fail_err;
+        return p->fail_code;
+    }
+    return SC_OK;
+}
+
+/* Directories and links made in walk order; regular files listed in plan
+ * for copy_plan_run. */
+static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, int depth,
+                             copy_plan *plan, sc_error *err)
 {
     if (depth > COPY_DEPTH_MAX)
         return sc_error_set(err, SC_E_RELOCATION_FAILED, src, "tree deeper than %d levels: %s",
@@ -582,9 +703,10 @@ static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, i
         } else if (S_ISDIR(st.st_mode)) {
             rc = make_dir(d, err);
             if (rc == SC_OK)
-                rc = copy_verbatim(m, s, d, depth + 1, err);
+                rc = copy_verbatim(m, s, d, depth + 1, plan, err);
         } else if (S_ISREG(st.st_mode)) {
-            rc = copy_file(s, d, st.st_mode, 0, err);
+            rc = copy_plan_add(plan, s, d, st.st_mode, (uint64_t)st.st_size, err);
+            s = d = NULL; /* the plan's now */
         } else if (S_ISLNK(st.st_mode)) {
             char *raw = read_link(s);
             char *target = raw ? remapped_target(m, raw) : NULL;
@@ -609,12 +731,19 @@ static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, i
 }
 
 /* The digest of dir's tree; its list (with CRCs) kept in *keep when not NULL. */
-static sc_code tree_digest_keep(const char *dir, char hex[65], sc_payload_list *keep,
-                                sc_error *err)
+static sc_code tree_digest_keep(const char *dir, char hex[65], unsigned jobs,
+                                sc_payload_list *keep, sc_progress_fn progress,
+                                void *progress_ctx, sc_error *err)
 {
     sc_payload_list list = {0};
-    sc_code rc = sc_payload_collect(dir, SC_PAYLOAD_HASH | (keep ? SC_PAYLOAD_CRC : 0), &list,
-                                    err);
+    sc_payload_options o;
+    memset(&o, 0, sizeof o);
+    o.jobs = jobs;
+    o.progress = progress;
+    o.progress_ctx = progress_ctx;
+    o.progress_step = "digest";
+    sc_code rc = sc_payload_collect_with(dir, SC_PAYLOAD_HASH | (keep ? SC_PAYLOAD_CRC : 0), &o,
+                                         &list, err);
     if (rc == SC_OK)
         rc = sc_payload_digest(&list, hex, err);
     if (rc == SC_OK && keep != NULL) {
@@ -629,12 +758,21 @@ static sc_code tree_digest_keep(const char *dir, char hex[65], sc_payload_list *
 sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
                                  const sc_target *t, char prefix_digest[65], sc_error *err)
 {
-    return sc_envsource_copy_prefix_keep(prefix_dir, venv_dir, t, prefix_digest, NULL, err);
+    return sc_envsource_copy_prefix_keep(prefix_dir, venv_dir, t, prefix_digest, 0, NULL, err);
 }
 
 sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_dir,
                                       const sc_target *t, char prefix_digest[65],
-                                      sc_payload_list *list, sc_error *err)
+                                      unsigned jobs, sc_payload_list *list, sc_error *err)
+{
+    return sc_envsource_copy_prefix_with(prefix_dir, venv_dir, t, prefix_digest, jobs, list,
+                                         NULL, NULL, err);
+}
+
+sc_code sc_envsource_copy_prefix_with(const char *prefix_dir, const char *venv_dir,
+                                      const sc_target *t, char prefix_digest[65], unsigned jobs,
+                                      sc_payload_list *list, sc_progress_fn progress,
+                                      void *progress_ctx, sc_error *err)
 {
     prefix_digest[0] = '\0';
     if (list != NULL)
@@ -664,7 +802,29 @@ sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_d
         rc = io_fail(err, venv_dir, "cannot resolve");
     } else {
         remap m = {{prefix_dir, prefix_real}, venv_real};
-        rc = copy_verbatim(&m, prefix_dir, venv_dir, 0, err);
+        copy_plan plan;
+        memset(&plan, 0, sizeof plan);
+        rc = copy_verbatim(&m, prefix_dir, venv_dir, 0, &plan, err);
+        /* the totals are known once the walk has listed the files */
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < plan.n; i++)
+            bytes += plan.jobs[i].size;
+        sc_progress_meter meter;
+        sc_progress_meter_start(&meter, progress, progress_ctx, "copy", prefix_dir, bytes,
+                                plan.n);
+        plan.meter = &meter;
+        plan.skip = strlen(prefix_dir) + 1;
+        /* Every file listed precedes the walk's failure, if any: a failing
+         * copy is the first failure in walk order. */
+        sc_error ce;
+        sc_code cc = copy_plan_run(&plan, jobs, &ce);
+        if (cc != SC_OK) {
+            rc = cc;
+            if (err != NULL)
+                *err = ce;
+        }
+        sc_progress_meter_end(&meter, rc == SC_OK);
+        copy_plan_free(&plan);
     }
     free(venv_real);
     if (rc == SC_OK)
@@ -691,7 +851,7 @@ sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_d
         free(vp);
     }
     if (rc == SC_OK)
-        rc = tree_digest_keep(venv_dir, prefix_digest, list, err);
+        rc = tree_digest_keep(venv_dir, prefix_digest, jobs, list, progress, progress_ctx, err);
     if (rc != SC_OK) {
         prefix_digest[0] = '\0';
         remove_tree(venv_dir);

@@ -12,9 +12,9 @@
  * is always the one of the lowest path, so results do not depend on thread
  * timing; verification hashes the list bytes before parsing them, reaches
  * every listed path from the root one segment at a time with O_NOFOLLOW, and
- * checks the records, in chunks of at most 32 records or 1 MiB, on one thread
- * per CPU that report, like collection, the
- * failure of the first failing record in list order.
+ * checks the records on one thread per CPU (chunks of 32 records, then the
+ * big files largest first) that report, like collection, the failure of the
+ * first failing record in list order.
  * Every allocation is checked and every descriptor closed on every path.
  */
 
@@ -37,6 +37,8 @@
 #include "scrollcase/file.h"
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
+#include "iobuf_internal.h"
+#include "progress_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -228,7 +230,8 @@ static sc_code read_link_at(int dfd, const char *name, const char *shown, size_t
 
 /* Stream a descriptor through SHA-256; *total gets the bytes read. */
 static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const char *shown,
-                           char hex[65], uint64_t *total, uint32_t *crc, sc_error *err)
+                           char hex[65], uint64_t *total, uint32_t *crc,
+                           sc_progress_meter *meter, sc_error *err)
 {
     sc_sha256_ctx ctx;
     unsigned char md[SC_SHA256_LEN];
@@ -250,6 +253,7 @@ static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const cha
         c = sc_sha256_update(&ctx, buf, (size_t)r, err);
         if (crc != NULL)
             z = crc32(z, buf, (uInt)r);
+        sc_progress_meter_add(meter, shown, (uint64_t)r, 0);
     }
     if (c != SC_OK) {
         sc_sha256_abort(&ctx);
@@ -264,12 +268,6 @@ static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const cha
     if (crc != NULL)
         *crc = (uint32_t)z;
     return SC_OK;
-}
-
-static sc_code hash_fd(int fd, unsigned char *buf, size_t bufsize, const char *shown,
-                       char hex[65], uint64_t *total, sc_error *err)
-{
-    return hash_fd_crc(fd, buf, bufsize, shown, hex, total, NULL, err);
 }
 
 /* ---- the stream (14.2) -------------------------------------------------- */
@@ -547,6 +545,7 @@ typedef struct walker {
     const char *reuse_under;
     int stamps_trusted;           /* sc_file_stamps_trusted of the root */
     uint64_t root_dev;
+    sc_progress_meter *meter;         /* files hashed (bytes as they are read) */
 } walker;
 
 static int64_t ts_ns(struct timespec t)
@@ -753,8 +752,10 @@ static int open_below(const char *root, const char *rel)
 
 static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf, sc_error *err)
 {
-    if (reuse_digest(w, e))
+    if (reuse_digest(w, e)) {
+        sc_progress_meter_add(w->meter, e->path, e->size, 1);
         return SC_OK;
+    }
     char *full = sc_path_join(w->root, e->path);
     if (full == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory hashing the payload");
@@ -785,7 +786,7 @@ static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf
         e->stamp.valid = 1;
         e->has_crc = (w->flags & SC_PAYLOAD_CRC) != 0;
         c = hash_fd_crc(fd, buf, SC_SHA256_FILE_BUFFER, e->path, e->sha256, &n,
-                        e->has_crc ? &e->crc32 : NULL, err);
+                        e->has_crc ? &e->crc32 : NULL, w->meter, err);
         if (c == SC_OK && n != e->size) {
             e->sha256[0] = '\0';
             e->stamp.valid = 0;
@@ -794,6 +795,8 @@ static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf
         }
     }
     close(fd);
+    if (c == SC_OK)
+        sc_progress_meter_add(w->meter, e->path, 0, 1);
     return c;
 }
 
@@ -802,7 +805,7 @@ static void *hash_thread(void *arg)
     hash_worker *hw = arg;
     hash_job *job = hw->job;
     walker *w = job->w;
-    unsigned char *buf = malloc(SC_SHA256_FILE_BUFFER);
+    unsigned char *buf = sc_iobuf_alloc(SC_SHA256_FILE_BUFFER);
     if (buf == NULL) {
         hw->code = sc_error_set(&hw->err, SC_E_OUT_OF_MEMORY, NULL,
                                 "out of memory hashing the payload");
@@ -904,12 +907,26 @@ sc_code sc_payload_collect_with(const char *root, unsigned flags, const sc_paylo
     walker w = {root, flags, &list, NULL, 0, 0, err, o != NULL ? o->reuse : NULL,
                 sc_jobs_resolve(o != NULL ? o->jobs : 0), o != NULL ? o->reuse_sub : NULL,
                 o != NULL ? o->reuse_under : NULL,
-                /* stamps_trusted */ 0, (uint64_t)st.st_dev};
+                /* stamps_trusted */ 0, (uint64_t)st.st_dev, NULL};
     if (w.reuse != NULL || w.reuse_sub != NULL)
         w.stamps_trusted = sc_file_stamps_trusted_path(root);
     sc_code c = sc_file_walk(root, SC_WALK_SORTED, collect_one, &w, err);
+    sc_progress_meter meter;
+    if (c == SC_OK) {
+        /* the totals are known once the walk is done */
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < w.nfiles; i++)
+            bytes += list.entries[w.files[i]].size;
+        sc_progress_meter_start(&meter, o != NULL && (flags & SC_PAYLOAD_HASH) ? o->progress : NULL,
+                                o != NULL ? o->progress_ctx : NULL,
+                                o != NULL && o->progress_step ? o->progress_step : "digest", root,
+                                bytes, w.nfiles);
+        w.meter = &meter;
+    }
     if (c == SC_OK && (flags & SC_PAYLOAD_HASH))
         c = hash_files(&w);
+    if (w.meter != NULL)
+        sc_progress_meter_end(&meter, c == SC_OK);
     free(w.files);
     if (c == SC_OK && list.count > 1)
         qsort(list.entries, list.count, sizeof *list.entries, entry_cmp);
@@ -937,6 +954,7 @@ typedef struct dir_cache {
     char *dir; /* relative, "" for the root */
     size_t dir_len;
     int fd;    /* root or an owned descriptor; -1 when none */
+    sc_progress_meter *meter; /* bytes and records checked; NULL: none */
 } dir_cache;
 
 static void dir_cache_drop(dir_cache *dc)
@@ -998,7 +1016,50 @@ static sc_code open_parent(dir_cache *dc, const sc_payload_entry *e, size_t dir_
     return SC_OK;
 }
 
-static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned char *buf,
+/* Records per claim of the first pass; files of at least VERIFY_BIG bytes
+ * are left to the second (verify_entries). */
+#define VERIFY_CHUNK 32
+#define VERIFY_BIG ((uint64_t)256 << 10)
+
+/* The file part of a record: open it below its directory, hash, compare. */
+static sc_code verify_file(dir_cache *dc, const sc_payload_entry *e, const char *base,
+                           unsigned char *buf, sc_error *err)
+{
+    int fd;
+    do
+        fd = openat(dc->fd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int ec = errno;
+        if (ec == ENOENT || ec == ELOOP)
+            return mismatch(err, e->path, " is missing");
+        return sc_error_set(err, SC_E_IO, e->path, "cannot open %s: %s", e->path, strerror(ec));
+    }
+    struct stat fst;
+    if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+        close(fd);
+        return sc_error_set(err, SC_E_PAYLOAD_MISMATCH, e->path,
+                            "payload does not match the signed release: %s is not a file",
+                            e->path);
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    if ((uint64_t)fst.st_size > SC_SHA256_FILE_BUFFER)
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    char hex[65];
+    sc_code c = hash_fd_crc(fd, buf, SC_SHA256_FILE_BUFFER, e->path, hex, NULL, NULL, dc->meter,
+                            err);
+    close(fd);
+    if (c != SC_OK)
+        return c;
+    if (memcmp(hex, e->sha256, 64) != 0)
+        return mismatch(err, e->path, " has other content than the list records");
+    sc_progress_meter_add(dc->meter, e->path, 0, 1);
+    return SC_OK;
+}
+
+/* The directory of a record opened in dc; *base gets its last segment. */
+static sc_code enter_parent(dir_cache *dc, const sc_payload_entry *e, const char **base,
                             sc_error *err)
 {
     const char *slash = NULL;
@@ -1007,9 +1068,20 @@ static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned c
             slash = e->path + i - 1;
             break;
         }
-    size_t dir_len = slash ? (size_t)(slash - e->path) : 0;
-    const char *base = slash ? slash + 1 : e->path;
-    sc_code c = open_parent(dc, e, dir_len, err);
+    *base = slash ? slash + 1 : e->path;
+    return open_parent(dc, e, slash ? (size_t)(slash - e->path) : 0, err);
+}
+
+/*
+ * One record: its kind by fstatat, then a link's target or a file's bytes.
+ * A file of at least VERIFY_BIG bytes (by that fstatat) is not hashed here:
+ * *deferred gets its size, for the second pass (verify_file).
+ */
+static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned char *buf,
+                            uint64_t *deferred, sc_error *err)
+{
+    const char *base = NULL;
+    sc_code c = enter_parent(dc, e, &base, err);
     if (c != SC_OK)
         return c;
     struct stat st;
@@ -1025,62 +1097,53 @@ static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned c
                             "payload does not match the signed release: %s is not a %s",
                             e->path, kind_word(e->kind));
     }
-    char hex[65];
-    if (is_link) {
-        char *target = NULL;
-        size_t tlen = 0;
-        c = read_link_at(dc->fd, base, e->path, (size_t)st.st_size, &target, &tlen, err);
-        if (c != SC_OK)
-            return c;
-        c = sc_sha256_hex(target, tlen, hex, err);
-        free(target);
-    } else {
-        int fd;
-        do
-            fd = openat(dc->fd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-        while (fd < 0 && errno == EINTR);
-        if (fd < 0) {
-            int ec = errno;
-            if (ec == ENOENT || ec == ELOOP)
-                return mismatch(err, e->path, " is missing");
-            return sc_error_set(err, SC_E_IO, e->path, "cannot open %s: %s", e->path,
-                                strerror(ec));
+    if (is_file) {
+        if ((uint64_t)st.st_size >= VERIFY_BIG) {
+            *deferred = (uint64_t)st.st_size;
+            return SC_OK;
         }
-        struct stat fst;
-        if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
-            close(fd);
-            return sc_error_set(err, SC_E_PAYLOAD_MISMATCH, e->path,
-                                "payload does not match the signed release: %s is not a file",
-                                e->path);
-        }
-        c = hash_fd(fd, buf, SC_SHA256_FILE_BUFFER, e->path, hex, NULL, err);
-        close(fd);
+        return verify_file(dc, e, base, buf, err);
     }
+    char hex[65];
+    char *target = NULL;
+    size_t tlen = 0;
+    c = read_link_at(dc->fd, base, e->path, (size_t)st.st_size, &target, &tlen, err);
+    if (c != SC_OK)
+        return c;
+    c = sc_sha256_hex(target, tlen, hex, err);
+    free(target);
     if (c != SC_OK)
         return c;
     if (memcmp(hex, e->sha256, 64) != 0)
         return mismatch(err, e->path, " has other content than the list records");
+    sc_progress_meter_add(dc->meter, e->path, tlen, 1);
     return SC_OK;
 }
 
 /*
- * Threads (one per CPU of the affinity mask) check the records in chunks
- * claimed in ascending order; a failure lowers fail_min, and no record above
- * fail_min is started, while every record below it is finished.  So the
+ * Threads (one per CPU of the affinity mask, or jobs) check the records in
+ * two passes.  The list records no sizes, so the first pass learns them: it
+ * takes the records in chunks of VERIFY_CHUNK, claimed in ascending order,
+ * checks every kind, and hashes links and the files below VERIFY_BIG bytes
+ * on the spot (siblings share an open directory).  The second pass hashes
+ * the big files, largest first, one per claim — work handed out by bytes, so
+ * four big files keep two threads busy to the end.
+ *
+ * A failure lowers fail_min, and no record above fail_min is started in
+ * either pass, while every record below it is finished in both.  So the
  * failure reported is always that of the lowest failing record, as a
- * sequential walk would report it.  A chunk ends after VERIFY_CHUNK records
- * or once it holds VERIFY_CHUNK_BYTES of files, whichever comes first, so
- * work is handed out by bytes: four big files keep four threads busy.
+ * sequential walk would report it, whatever the thread count.
  */
-#define VERIFY_CHUNK 32
-#define VERIFY_CHUNK_BYTES ((uint64_t)1 << 20)
-
 typedef struct verify_job {
     int rootfd;
+    sc_progress_meter *meter;
     const sc_payload_list *list;
-    const size_t *bounds;   /* chunk k is records [bounds[k], bounds[k+1]) */
-    size_t nchunks;
-    atomic_size_t next;     /* the next unclaimed chunk */
+    size_t nchunks;         /* pass 1: chunk k is records [k*VERIFY_CHUNK, ...) */
+    uint64_t *deferred;     /* per record: the size of a big file left to pass 2, else 0 */
+    const size_t *big;      /* pass 2: record indices, largest first */
+    size_t nbig;
+    int pass;
+    atomic_size_t next;     /* the next unclaimed chunk (pass 1) or big file (pass 2) */
     atomic_size_t fail_min; /* lowest failing record so far; SIZE_MAX when none */
 } verify_job;
 
@@ -1109,26 +1172,42 @@ static void *verify_thread(void *arg)
     verify_job *job = vw->job;
     const sc_payload_list *list = job->list;
     sc_error err;
-    unsigned char *buf = malloc(SC_SHA256_FILE_BUFFER);
+    unsigned char *buf = sc_iobuf_alloc(SC_SHA256_FILE_BUFFER);
     if (buf == NULL) {
         sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
         verify_failed(vw, 0, SC_E_OUT_OF_MEMORY, &err);
         return NULL;
     }
-    dir_cache dc = {job->rootfd, NULL, 0, -1};
+    dir_cache dc = {job->rootfd, NULL, 0, -1, job->meter};
     for (;;) {
         size_t k = atomic_fetch_add(&job->next, 1);
-        if (k >= job->nchunks)
-            break;
-        size_t start = job->bounds[k], end = job->bounds[k + 1];
-        if (start >= atomic_load(&job->fail_min))
-            break;
-        for (size_t i = start; i < end && i < atomic_load(&job->fail_min); i++) {
-            sc_code c = verify_entry(&dc, &list->entries[i], buf, &err);
-            if (c != SC_OK) {
-                verify_failed(vw, i, c, &err);
+        if (job->pass == 1) {
+            if (k >= job->nchunks)
                 break;
+            size_t start = k * VERIFY_CHUNK, end = start + VERIFY_CHUNK;
+            if (end > list->count)
+                end = list->count;
+            if (start >= atomic_load(&job->fail_min))
+                break;
+            for (size_t i = start; i < end && i < atomic_load(&job->fail_min); i++) {
+                sc_code c = verify_entry(&dc, &list->entries[i], buf, &job->deferred[i], &err);
+                if (c != SC_OK) {
+                    verify_failed(vw, i, c, &err);
+                    break;
+                }
             }
+        } else {
+            if (k >= job->nbig)
+                break;
+            size_t i = job->big[k];
+            if (i >= atomic_load(&job->fail_min))
+                continue; /* a smaller index may still follow */
+            const char *base = NULL;
+            sc_code c = enter_parent(&dc, &list->entries[i], &base, &err);
+            if (c == SC_OK)
+                c = verify_file(&dc, &list->entries[i], base, buf, &err);
+            if (c != SC_OK)
+                verify_failed(vw, i, c, &err);
         }
     }
     dir_cache_drop(&dc);
@@ -1136,51 +1215,10 @@ static void *verify_thread(void *arg)
     return NULL;
 }
 
-static sc_code verify_entries(int rootfd, const sc_payload_list *list, unsigned jobs,
-                              sc_error *err)
+/* Run verify_thread on nt threads (the caller's one of them) over job. */
+static void verify_pass(verify_job *job, verify_worker *vw, pthread_t *th, size_t nt)
 {
-    if (list->count == 0)
-        return SC_OK;
-    size_t *bounds = malloc((list->count + 1) * sizeof *bounds);
-    if (bounds == NULL)
-        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
-    size_t nchunks = 0, in_chunk = 0;
-    uint64_t bytes = 0;
-    bounds[0] = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        in_chunk++;
-        if (list->entries[i].kind == SC_PAYLOAD_FILE)
-            bytes += list->entries[i].size;
-        if (in_chunk == VERIFY_CHUNK || bytes >= VERIFY_CHUNK_BYTES || i + 1 == list->count) {
-            bounds[++nchunks] = i + 1;
-            in_chunk = 0;
-            bytes = 0;
-        }
-    }
-    verify_job job;
-    job.rootfd = rootfd;
-    job.list = list;
-    job.bounds = bounds;
-    job.nchunks = nchunks;
-    atomic_init(&job.next, 0);
-    atomic_init(&job.fail_min, SIZE_MAX);
-    size_t nt = sc_jobs_resolve(jobs);
-    if (nt > nchunks)
-        nt = nchunks;
-    verify_worker *vw = calloc(nt, sizeof *vw);
-    pthread_t *th = calloc(nt, sizeof *th);
-    if (vw == NULL || th == NULL) {
-        free(vw);
-        free(th);
-        free(bounds);
-        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
-    }
-    for (size_t i = 0; i < nt; i++) {
-        vw[i].job = &job;
-        vw[i].fail_at = SIZE_MAX;
-        vw[i].code = SC_OK;
-        sc_error_clear(&vw[i].err);
-    }
+    atomic_store(&job->next, 0);
     size_t started = 0;
     for (size_t i = 1; i < nt; i++)
         if (pthread_create(&th[i], NULL, verify_thread, &vw[i]) == 0)
@@ -1190,19 +1228,91 @@ static sc_code verify_entries(int rootfd, const sc_payload_list *list, unsigned 
     verify_thread(&vw[0]);
     for (size_t i = 1; i <= started; i++)
         pthread_join(th[i], NULL);
+}
+
+typedef struct big_item {
+    uint64_t size;
+    size_t index;
+} big_item;
+
+/* Largest first; the lower record first among equals (a fixed order). */
+static int big_item_cmp(const void *x, const void *y)
+{
+    const big_item *a = x, *b = y;
+    if (a->size != b->size)
+        return a->size > b->size ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index ? 1 : 0;
+}
+
+static sc_code verify_entries(int rootfd, const sc_payload_list *list, unsigned jobs,
+                              sc_progress_meter *meter, sc_error *err)
+{
+    if (list->count == 0)
+        return SC_OK;
+    verify_job job;
+    memset(&job, 0, sizeof job);
+    job.rootfd = rootfd;
+    job.meter = meter;
+    job.list = list;
+    job.nchunks = (list->count + VERIFY_CHUNK - 1) / VERIFY_CHUNK;
+    job.deferred = calloc(list->count, sizeof *job.deferred);
+    job.pass = 1;
+    atomic_init(&job.next, 0);
+    atomic_init(&job.fail_min, SIZE_MAX);
+    size_t nt = sc_jobs_resolve(jobs);
+    verify_worker *vw = calloc(nt, sizeof *vw);
+    pthread_t *th = calloc(nt, sizeof *th);
+    big_item *items = NULL;
+    size_t *big = NULL;
+    sc_code rc = SC_OK;
+    if (vw == NULL || th == NULL || job.deferred == NULL) {
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
+        goto done;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        vw[i].job = &job;
+        vw[i].fail_at = SIZE_MAX;
+        vw[i].code = SC_OK;
+        sc_error_clear(&vw[i].err);
+    }
+    verify_pass(&job, vw, th, nt < job.nchunks ? nt : job.nchunks);
+    size_t nbig = 0, limit = atomic_load(&job.fail_min);
+    for (size_t i = 0; i < list->count && i < limit; i++)
+        nbig += job.deferred[i] != 0;
+    if (nbig > 0) {
+        items = malloc(nbig * sizeof *items);
+        big = malloc(nbig * sizeof *big);
+        if (items == NULL || big == NULL) {
+            rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory verifying the payload");
+            goto done;
+        }
+        size_t n = 0;
+        for (size_t i = 0; i < list->count && i < limit; i++)
+            if (job.deferred[i] != 0)
+                items[n++] = (big_item){job.deferred[i], i};
+        qsort(items, nbig, sizeof *items, big_item_cmp);
+        for (size_t i = 0; i < nbig; i++)
+            big[i] = items[i].index;
+        job.big = big;
+        job.nbig = nbig;
+        job.pass = 2;
+        verify_pass(&job, vw, th, nt < nbig ? nt : nbig);
+    }
     const verify_worker *bad = NULL;
-    for (size_t i = 0; i <= started; i++)
+    for (size_t i = 0; i < nt; i++)
         if (vw[i].code != SC_OK && (bad == NULL || vw[i].fail_at < bad->fail_at))
             bad = &vw[i];
-    sc_code rc = SC_OK;
     if (bad != NULL) {
         if (err != NULL)
             *err = bad->err;
         rc = bad->code;
     }
+done:
+    free(items);
+    free(big);
     free(vw);
     free(th);
-    free(bounds);
+    free(job.deferred);
     return rc;
 }
 
@@ -1292,6 +1402,17 @@ sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
 sc_code sc_payload_verify_tree_with(const char *root, const char *expected_sha256,
                                     unsigned jobs, size_t *entry_count, sc_error *err)
 {
+    sc_payload_verify_options o;
+    memset(&o, 0, sizeof o);
+    o.jobs = jobs;
+    return sc_payload_verify_tree_opts(root, expected_sha256, &o, entry_count, err);
+}
+
+sc_code sc_payload_verify_tree_opts(const char *root, const char *expected_sha256,
+                                    const sc_payload_verify_options *o, size_t *entry_count,
+                                    sc_error *err)
+{
+    unsigned jobs = o != NULL ? o->jobs : 0;
     sc_error_clear(err);
     if (root == NULL || expected_sha256 == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_verify_tree: no root or digest");
@@ -1337,8 +1458,14 @@ sc_code sc_payload_verify_tree_with(const char *root, const char *expected_sha25
     if (c == SC_OK)
         c = sc_payload_parse(bytes, len, &list, err);
     free(bytes);
-    if (c == SC_OK)
-        c = verify_entries(rootfd, &list, jobs, err);
+    if (c == SC_OK) {
+        sc_progress_meter meter;
+        sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
+                                o != NULL ? o->progress_ctx : NULL, "verify", root,
+                                o != NULL ? o->bytes_expected : 0, list.count);
+        c = verify_entries(rootfd, &list, jobs, &meter, err);
+        sc_progress_meter_end(&meter, c == SC_OK);
+    }
     if (c == SC_OK && entry_count != NULL)
         *entry_count = list.count;
     sc_payload_list_free(&list);

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "box_internal.h"
+#include "progress_internal.h"
 #include "scrollcase/assets.h"
 #include "scrollcase/audit.h"
 #include "scrollcase/execution.h"
@@ -443,7 +444,15 @@ static sc_code measure_tree(const char *root, sc_payload_list *list, uint64_t *s
 sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                        const char *destination, sc_receipt *out, sc_error *err)
 {
+    return sc_box_prepare_with(r, archive_path, destination, NULL, out, err);
+}
+
+sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
+                            const char *destination, const sc_box_options *o,
+                            sc_receipt *out, sc_error *err)
+{
     memset(out, 0, sizeof *out);
+    unsigned jobs = o != NULL ? o->jobs : 0;
     if (destination == NULL || destination[0] == '\0')
         return sc_error_set(err, SC_E_USAGE, NULL, "a destination is required to prepare a box");
     char *dest = sc_box_absolute(destination);
@@ -459,7 +468,7 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
     sc_code c = destination_absent(dest, err);
     if (c != SC_OK)
         goto done;
-    if ((c = sc_box_inspect(r, archive_path, &a, NULL, err)) != SC_OK)
+    if ((c = sc_box_inspect_with(r, archive_path, o, &a, NULL, err)) != SC_OK)
         goto done;
     const char *slash = strrchr(dest, '/');
     const char *base = slash + 1;
@@ -529,7 +538,10 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                          strerror(errno));
         goto done;
     }
-    if ((c = sc_zip_extract_with(a.zip, payload, 0, err)) != SC_OK)
+    sc_zip_extract_options xo = {.jobs = jobs,
+                                 .progress = o != NULL ? o->progress : NULL,
+                                 .progress_ctx = o != NULL ? o->progress_ctx : NULL};
+    if ((c = sc_zip_extract_opts(a.zip, payload, &xo, err)) != SC_OK)
         goto done;
     uint64_t size = 0;
     if ((c = measure_tree(payload, &list, &size, err)) != SC_OK)
@@ -541,7 +553,8 @@ sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
         goto done;
     }
     /* The archive hashed once: read again only when its stamp moved. */
-    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, err)) != SC_OK)
+    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, jobs, err)) !=
+        SC_OK)
         goto done;
     struct stat before, after;
     if (lstat(payload, &before) != 0) {
@@ -682,14 +695,45 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
                                 const sc_env_map *host, int full, int reveal,
                                 sc_extracted_report *out, sc_error *err)
 {
+    return sc_box_verify_extracted_with(r, root, host, full, reveal, NULL, out, err);
+}
+
+/* What the listed entries of a tree should add up to: the signed installed
+ * size less the list file (a bar's total only; 0 when that cannot be). */
+static uint64_t expected_listed_bytes(const sc_release *r, const char *root)
+{
+    char *list = sc_path_join(root, SC_PAYLOAD_LIST_NAME);
+    struct stat st;
+    uint64_t n = 0;
+    if (list != NULL && lstat(list, &st) == 0 && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size <= r->installed_size)
+        n = r->installed_size - (uint64_t)st.st_size;
+    free(list);
+    return n;
+}
+
+sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
+                                     const sc_env_map *host, int full, int reveal,
+                                     const sc_box_options *o, sc_extracted_report *out,
+                                     sc_error *err)
+{
     memset(out, 0, sizeof *out);
     char *abs = sc_box_absolute(root);
     if (abs == NULL)
         return oom(err);
     struct stat st;
     sc_code c = root_directory(abs, &st, err);
-    if (c == SC_OK)
-        c = sc_payload_verify_tree(abs, r->payload_digest, &out->entry_count, err);
+    if (c == SC_OK) {
+        sc_payload_verify_options vo;
+        memset(&vo, 0, sizeof vo);
+        vo.jobs = o != NULL ? o->jobs : 0;
+        if (o != NULL && o->progress != NULL) {
+            vo.progress = o->progress;
+            vo.progress_ctx = o->progress_ctx;
+            vo.bytes_expected = expected_listed_bytes(r, abs);
+        }
+        c = sc_payload_verify_tree_opts(abs, r->payload_digest, &vo, &out->entry_count, err);
+    }
     if (c == SC_OK)
         c = environment_report(r, host, full, reveal, &out->environment_report, err);
     free(abs);
@@ -754,8 +798,13 @@ static char *self_test_code(const sc_release *r)
     return code;
 }
 
+static void self_test_tick(void *ctx, unsigned long long elapsed_ms)
+{
+    sc_progress_meter_tick(ctx, "", elapsed_ms);
+}
+
 static sc_code run_self_test(const sc_release *r, const char *root, const sc_env_map *host,
-                             sc_error *err)
+                             const sc_box_options *o, sc_error *err)
 {
     sc_env_map own, clean, rel, val, child;
     const sc_env_map *h = NULL;
@@ -805,6 +854,14 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
         spec.timeout_seconds = (int)timeout;
         spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
         spec.own_process_group = 1;
+        sc_progress_meter meter;
+        sc_progress_meter_start_runs(&meter, o != NULL ? o->progress : NULL,
+                                     o != NULL ? o->progress_ctx : NULL, "self-test", program,
+                                     1, timeout * 1000);
+        if (meter.open) {
+            spec.tick = self_test_tick;
+            spec.tick_ctx = &meter;
+        }
         sc_process_result res;
         memset(&res, 0, sizeof res);
         c = sc_process_run(&spec, &res, err);
@@ -814,6 +871,9 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
         else if (c == SC_OK && res.exit_code != 0)
             c = sc_error_set(err, SC_E_SELF_TEST_FAILED, program,
                              "the self-test exited with status %d", res.exit_code);
+        if (c == SC_OK)
+            sc_progress_meter_add(&meter, program, 0, 1);
+        sc_progress_meter_end(&meter, c == SC_OK);
     }
     sc_env_envp_free(envp);
     free(code);
@@ -829,6 +889,13 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
 sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const char *tmpdir,
                          const sc_env_map *host, sc_error *err)
 {
+    return sc_box_self_test_with(r, archive_path, tmpdir, host, NULL, err);
+}
+
+sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
+                              const char *tmpdir, const sc_env_map *host,
+                              const sc_box_options *o, sc_error *err)
+{
     sc_code c = sc_run_native_check(&r->target, err);
     if (c != SC_OK)
         return c;
@@ -842,10 +909,15 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const ch
     box = sc_path_join(tmp, "box");
     if (box == NULL)
         c = oom(err);
+    sc_payload_options po;
+    memset(&po, 0, sizeof po);
+    po.jobs = o != NULL ? o->jobs : 0;
     if (c == SC_OK)
-        c = sc_box_prepare(r, archive_path, box, &receipt, err);
+        c = sc_box_prepare_with(r, archive_path, box, o, &receipt, err);
+    po.progress = o != NULL ? o->progress : NULL;
+    po.progress_ctx = o != NULL ? o->progress_ctx : NULL;
     if (c == SC_OK)
-        c = sc_payload_collect(box, SC_PAYLOAD_HASH, &list, err);
+        c = sc_payload_collect_with(box, SC_PAYLOAD_HASH, &po, &list, err);
     char hex[65];
     if (c == SC_OK)
         c = sc_payload_digest(&list, hex, err);
@@ -854,7 +926,7 @@ sc_code sc_box_self_test(const sc_release *r, const char *archive_path, const ch
                          "the extracted payload's digest is %s; the release signs %s", hex,
                          r->payload_digest);
     if (c == SC_OK)
-        c = run_self_test(r, box, host, err);
+        c = run_self_test(r, box, host, o, err);
     sc_payload_list_free(&list);
     sc_receipt_free(&receipt);
     slot_remove(&g_tmp_root);
@@ -914,8 +986,9 @@ sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
     box = sc_path_join(tmp, "box");
     if (box == NULL)
         c = oom(err);
+    sc_box_options bo = {.progress = o->progress, .progress_ctx = o->progress_ctx};
     if (c == SC_OK)
-        c = sc_box_prepare(r, archive_path, box, &receipt, err);
+        c = sc_box_prepare_with(r, archive_path, box, &bo, &receipt, err);
     if (c == SC_OK && o->on_prepared != NULL)
         o->on_prepared(o->ctx, &receipt);
     if (c == SC_OK) {

@@ -412,6 +412,29 @@ static void test_local_header_must_agree_with_central_record(void)
                 SC_E_INVALID_ARCHIVE, "central directory");
 }
 
+static void test_local_headers_of_many_entries_are_each_checked(void)
+{
+    /* Hundreds of small entries: their local headers are read through one
+     * window of the file at a time, which grows while they follow each other;
+     * a disagreement deep in the run, after a big entry, or in an order that
+     * jumps back is still found, as is a clean archive in any order. */
+    static const char MANY[] =
+        "es = [F('d%%03d/f%%04d.py' %% (i // 100, i), (b'x = %%d\\n' %% i) * (i %% 40 + 1)"
+        "%s) for i in range(700)]\n"
+        "es.insert(350, F('big.bin', bytes(200000)))\n"
+        "data = A(*es%s)";
+    char body[1024];
+    snprintf(body, sizeof body, MANY, "", "");
+    EXPECT_OPEN(body, SC_OK, NULL);
+    snprintf(body, sizeof body, MANY, ", **({'local': {'crc': 7}} if i == 640 else {})", "");
+    EXPECT_OPEN(body, SC_E_INVALID_ARCHIVE, "d006/f0640.py\": the local header's CRC or sizes");
+    snprintf(body, sizeof body, MANY, ", **({'local': {'crc': 7}} if i == 5 else {})",
+             ", order=tuple(range(700, -1, -1))");
+    EXPECT_OPEN(body, SC_E_INVALID_ARCHIVE, "d000/f0005.py\": the local header's CRC or sizes");
+    snprintf(body, sizeof body, MANY, "", ", order=tuple(range(0, 701, 2)) + tuple(range(1, 701, 2))");
+    EXPECT_OPEN(body, SC_OK, NULL);
+}
+
 static void test_overlapping_entries_are_invalid(void)
 {
     EXPECT_OPEN("data = A(F('a'), duplicate=(0,))", SC_E_INVALID_ARCHIVE, "overlaps");
@@ -983,6 +1006,7 @@ void register_archive_read_tests(void)
     SC_ADD_TEST(s, test_truncated_archive_is_invalid);
     SC_ADD_TEST(s, test_end_record_that_lies_is_invalid);
     SC_ADD_TEST(s, test_local_header_must_agree_with_central_record);
+    SC_ADD_TEST(s, test_local_headers_of_many_entries_are_each_checked);
     SC_ADD_TEST(s, test_overlapping_entries_are_invalid);
     SC_ADD_TEST(s, test_only_stored_and_deflate_are_supported);
     SC_ADD_TEST(s, test_stored_sizes_must_be_equal);

@@ -280,6 +280,58 @@ static void test_prefix_copy_refuses_special_entries_and_leaves_nothing(void)
     free(venv);
 }
 
+static void test_prefix_copy_is_the_same_with_any_job_count(void)
+{
+    /* The files are copied (and hashed) on the job count's threads; the
+     * tree, its digest and its kept list never depend on it, and a special
+     * entry found by the walk is still refused with nothing left. */
+    char *root = sc_test_tmpdir();
+    char *prefix = new_prefix(root, 0);
+    char name[64], text[64];
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "lib/p%02d/m%03d.py", i % 17, i);
+        snprintf(text, sizeof text, "value = %d\n", i * 7);
+        put(prefix, name, text, i % 5 == 0 ? 0755 : 0644);
+    }
+    sc_target t = linux_cpu();
+    unsigned jobs[3] = {1, 2, 7};
+    char first[65] = "";
+    size_t first_count = 0;
+    for (int j = 0; j < 3; j++) {
+        snprintf(name, sizeof name, "venv-%u", jobs[j]);
+        char *venv = join(root, name);
+        char digest[65];
+        sc_payload_list l = {NULL, 0, 0};
+        sc_error err = {0};
+        SC_EXPECT_CODE(sc_envsource_copy_prefix_keep(prefix, venv, &t, digest, jobs[j], &l, &err),
+                       SC_OK, &err);
+        if (j == 0) {
+            memcpy(first, digest, sizeof first);
+            first_count = l.count;
+        }
+        CU_ASSERT_STRING_EQUAL(digest, first);
+        CU_ASSERT_EQUAL(l.count, first_count);
+        CU_ASSERT_EQUAL(mode_of(venv, "lib/p05/m005.py"), 0755);
+        CU_ASSERT_EQUAL(mode_of(venv, "lib/p06/m006.py"), 0644);
+        sc_payload_list_free(&l);
+        free(venv);
+    }
+    CU_ASSERT(first_count > 300);
+    char *fifo = join(prefix, "lib/p16/zz-pipe");
+    CU_ASSERT_EQUAL(mkfifo(fifo, 0644), 0);
+    char *venv = join(root, "venv-fifo");
+    char digest[65];
+    sc_error err = {0};
+    SC_EXPECT_CODE(sc_envsource_copy_prefix_keep(prefix, venv, &t, digest, 7, NULL, &err),
+                   SC_E_SPECIAL_ENTRY, &err);
+    CU_ASSERT_EQUAL(kind_of(root, "venv-fifo"), '-');
+    sc_test_rmtree(root);
+    free(fifo);
+    free(venv);
+    free(root);
+    free(prefix);
+}
+
 static void test_prefix_copy_skips_pycache_pyc_and_ds_store(void)
 {
     char *root = sc_test_tmpdir();
@@ -911,6 +963,7 @@ void register_envsource_tests(void)
     if (s == NULL)
         CU_FAIL_FATAL("CU_add_suite failed");
     SC_ADD_TEST(s, test_prefix_copy_keeps_file_modes_whatever_the_umask);
+    SC_ADD_TEST(s, test_prefix_copy_is_the_same_with_any_job_count);
     SC_ADD_TEST(s, test_prefix_copy_keeps_links_that_pass_the_link_rule);
     SC_ADD_TEST(s, test_prefix_copy_materialises_links_that_fail_the_rule);
     SC_ADD_TEST(s, test_prefix_copy_drops_dangling_and_escaping_links);

@@ -920,7 +920,7 @@ static void collect_with_ok(const char *root, unsigned flags, unsigned jobs,
                             const sc_payload_list *reuse, sc_payload_list *l)
 {
     sc_error err;
-    sc_payload_options o = {jobs, reuse, NULL, NULL};
+    sc_payload_options o = {.jobs = jobs, .reuse = reuse};
     sc_code c = sc_payload_collect_with(root, flags, &o, l, &err);
     SC_EXPECT_CODE(c, SC_OK, &err);
     CU_ASSERT_FATAL(c == SC_OK);
@@ -1062,7 +1062,7 @@ static void test_collect_reuses_a_subtree_list_under_its_directory(void)
     memcpy(real, e->sha256, sizeof real);
     memcpy(e->sha256, BOGUS, sizeof e->sha256);
     sc_error err;
-    sc_payload_options o = {1, NULL, &env, "venv"};
+    sc_payload_options o = {.jobs = 1, .reuse_sub = &env, .reuse_under = "venv"};
     SC_EXPECT_CODE(sc_payload_collect_with(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o, &all, &err),
                    SC_OK, &err);
     CU_ASSERT_STRING_EQUAL(find(&all, "venv/lib/mod.py")->sha256, BOGUS);
@@ -1369,9 +1369,9 @@ static void test_verify_reports_the_first_mismatch_in_list_order(void)
 
 static void test_verify_reports_the_same_first_mismatch_with_any_job_count(void)
 {
-    /* Four big files and small ones: chunks are cut by bytes, so the big
-     * ones spread over the threads; the first failure is still the first in
-     * list order, with 1, 2 or 7 threads. */
+    /* Four big files and small ones: the big ones are left to the second
+     * pass and spread over the threads; the first failure is still the first
+     * in list order, with 1, 2 or 7 threads. */
     char *root = sc_test_tmpdir();
     char name[64];
     size_t big = 3u << 20;
@@ -1404,6 +1404,104 @@ static void test_verify_reports_the_same_first_mismatch_with_any_job_count(void)
                        SC_E_PAYLOAD_MISMATCH, &err);
         CU_ASSERT_STRING_EQUAL(err.path, "w/big1.bin");
     }
+    sc_test_rmtree(root);
+    free(root);
+}
+
+/* A tree of four big files of different sizes (left to the second pass),
+ * small files before them (lib/) and one after them (w/zz.py). */
+static char *two_pass_tree(char hex[65])
+{
+    char *root = sc_test_tmpdir();
+    char name[64];
+    size_t big = (size_t)1 << 20;
+    char *blob = malloc(4 * big + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(blob);
+    for (int i = 0; i < 4; i++) {
+        size_t n = (size_t)(i + 1) * big; /* the biggest last in list order */
+        memset(blob, 'a' + i, n);
+        blob[n] = '\0';
+        snprintf(name, sizeof name, "w/big%d.bin", i);
+        put(root, name, blob);
+    }
+    free(blob);
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "lib/m%03d.py", i);
+        put(root, name, name);
+    }
+    put(root, "w/zz.py", "after the big ones\n");
+    sc_payload_list l = {NULL, 0, 0};
+    collect_ok(root, &l);
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_payload_write_list(root, &l, hex, &err), SC_OK);
+    sc_payload_list_free(&l);
+    return root;
+}
+
+/* Overwrite the first byte of root/rel in place (its size stays). */
+static void flip_first_byte(const char *root, const char *rel)
+{
+    char *p = join(root, rel);
+    int fd = open(p, O_WRONLY);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_EQUAL(pwrite(fd, "#", 1, 0), 1);
+    close(fd);
+    free(p);
+}
+
+static void expect_mismatch_with_jobs(const char *root, const char *hex, const char *path)
+{
+    unsigned jobs[3] = {1, 2, 7};
+    for (int j = 0; j < 3; j++) {
+        sc_error err;
+        SC_EXPECT_CODE(sc_payload_verify_tree_with(root, hex, jobs[j], NULL, &err),
+                       SC_E_PAYLOAD_MISMATCH, &err);
+        CU_ASSERT_STRING_EQUAL(err.path, path);
+    }
+}
+
+static void test_verify_reports_a_big_file_before_a_later_small_one(void)
+{
+    /* Big files are hashed after the small ones, largest first; a changed big
+     * file is still reported before a changed small file later in the list. */
+    char hex[65];
+    char *root = two_pass_tree(hex);
+    size_t count = 0;
+    sc_error err;
+    unsigned jobs[3] = {1, 2, 7};
+    for (int j = 0; j < 3; j++) {
+        SC_EXPECT_CODE(sc_payload_verify_tree_with(root, hex, jobs[j], &count, &err), SC_OK,
+                       &err);
+        CU_ASSERT_EQUAL(count, 45);
+    }
+    flip_first_byte(root, "w/zz.py");
+    flip_first_byte(root, "w/big3.bin");
+    flip_first_byte(root, "w/big1.bin");
+    expect_mismatch_with_jobs(root, hex, "w/big1.bin");
+    sc_test_rmtree(root);
+    free(root);
+}
+
+static void test_verify_reports_an_earlier_small_file_before_a_big_one(void)
+{
+    char hex[65];
+    char *root = two_pass_tree(hex);
+    flip_first_byte(root, "w/big0.bin");
+    flip_first_byte(root, "lib/m039.py");
+    expect_mismatch_with_jobs(root, hex, "lib/m039.py");
+    sc_test_rmtree(root);
+    free(root);
+}
+
+static void test_verify_refuses_a_big_file_turned_into_a_link(void)
+{
+    char hex[65];
+    char *root = two_pass_tree(hex);
+    char *p = join(root, "w/big2.bin");
+    CU_ASSERT_EQUAL(unlink(p), 0);
+    CU_ASSERT_EQUAL(symlink("big3.bin", p), 0);
+    expect_mismatch_with_jobs(root, hex, "w/big2.bin");
+    free(p);
     sc_test_rmtree(root);
     free(root);
 }
@@ -1634,6 +1732,9 @@ void register_payload_tests(void)
     SC_ADD_TEST(s, test_verify_refuses_a_tampered_list);
     SC_ADD_TEST(s, test_verify_reports_the_first_mismatch_in_list_order);
     SC_ADD_TEST(s, test_verify_reports_the_same_first_mismatch_with_any_job_count);
+    SC_ADD_TEST(s, test_verify_reports_a_big_file_before_a_later_small_one);
+    SC_ADD_TEST(s, test_verify_reports_an_earlier_small_file_before_a_big_one);
+    SC_ADD_TEST(s, test_verify_refuses_a_big_file_turned_into_a_link);
     SC_ADD_TEST(s, test_verify_refuses_a_missing_file);
     SC_ADD_TEST(s, test_verify_refuses_changed_bytes);
     SC_ADD_TEST(s, test_verify_refuses_a_file_turned_into_a_link);

@@ -35,6 +35,7 @@
 #include "scrollcase/environment.h"
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+#include "scrollcase/progress.h"
 #include "scrollcase/run.h"
 #include "scrollcase/target.h"
 #include "scrollcase/trust.h"
@@ -97,6 +98,34 @@ typedef struct sc_box_report {
 sc_code sc_box_verify(const sc_release *r, const char *archive_path,
                       sc_box_report *out, sc_error *err);
 
+/*
+ * How verify, prepare, verify --extracted and the self-test run (the CLI's
+ * --jobs and its progress).  Zero it for the defaults; NULL means all
+ * defaults.  Results never depend on it: the same bytes are checked, written
+ * and reported, and the first failure in a fixed order is the one reported.
+ */
+typedef struct sc_box_options {
+    /* Threads (sc_jobs_resolve: 0 = every CPU of the affinity mask): the
+     * archive's SHA-256 reads ahead on a second thread when there are two
+     * or more; extraction and tree hashing use them all; 1 = the calling
+     * thread only. */
+    unsigned jobs;
+    /* The long steps (progress.h; NULL: none): "hash" (the archive's
+     * SHA-256: bytes of the archive file as read, of its size on disk),
+     * "extract" (sc_zip_extract_opts), "verify" (an extracted tree against
+     * its list: sc_payload_verify_tree_opts, whose expected bytes are the
+     * release's installedSizeBytes less the list file — what the release
+     * signs, not a measurement), "digest" (the self-test's hashing of what
+     * it extracted) and "self-test" (the run: elapsed_ms against limit_ms).
+     * Progress never changes what is checked or written. */
+    sc_progress_fn progress;
+    void *progress_ctx;
+} sc_box_options;
+
+/* sc_box_verify with options. */
+sc_code sc_box_verify_with(const sc_release *r, const char *archive_path,
+                           const sc_box_options *o, sc_box_report *out, sc_error *err);
+
 /* What prepare and attach hand back (16.2, 16.3).  Owned; sc_receipt_free. */
 typedef struct sc_receipt {
     const char *status;                 /* "prepared" or "attached" (static) */
@@ -134,6 +163,11 @@ sc_json *sc_receipt_to_json(const sc_receipt *r);
  */
 sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                        const char *destination, sc_receipt *out, sc_error *err);
+
+/* sc_box_prepare with options. */
+sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
+                            const char *destination, const sc_box_options *o,
+                            sc_receipt *out, sc_error *err);
 
 /*
  * The path of the stage directory prepare is using right now, or "" (for
@@ -191,6 +225,12 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
                                 const sc_env_map *host, int full, int reveal,
                                 sc_extracted_report *out, sc_error *err);
 
+/* sc_box_verify_extracted with options. */
+sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
+                                     const sc_env_map *host, int full, int reveal,
+                                     const sc_box_options *o, sc_extracted_report *out,
+                                     sc_error *err);
+
 /*
  * The self-test (16.1, --self-test): native host only (foreign-target),
  * extract into a private directory under tmpdir (NULL: $TMPDIR or /tmp),
@@ -202,6 +242,11 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
  */
 sc_code sc_box_self_test(const sc_release *r, const char *archive_path,
                          const char *tmpdir, const sc_env_map *host, sc_error *err);
+
+/* sc_box_self_test with options (its extraction and hashing). */
+sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
+                              const char *tmpdir, const sc_env_map *host,
+                              const sc_box_options *o, sc_error *err);
 
 /*
  * Install SIGINT and SIGTERM handlers that remove the active prepare stage
@@ -223,6 +268,9 @@ typedef struct sc_box_run_options {
     int forward_signals;
     void (*on_prepared)(void *ctx, const sc_receipt *receipt); /* may be NULL */
     void *ctx;
+    /* the temporary prepare's progress (sc_box_options.progress; NULL: none) */
+    sc_progress_fn progress;
+    void *progress_ctx;
 } sc_box_run_options;
 
 /*

@@ -48,10 +48,24 @@ sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
  * CRC-32s and stamps; paths relative to venv_dir) in *list when list is not
  * NULL (free it with sc_payload_list_free; empty on failure): the build's
  * payload snapshot reuses its digests instead of reading the files again.
+ * The files are copied, and hashed, on jobs threads (sc_jobs_resolve: 0 =
+ * every CPU); directories and links are made in walk order by one, and the
+ * failure reported is the first in walk order whatever the count.
  */
 sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_dir,
                                       const sc_target *t, char prefix_digest[65],
-                                      sc_payload_list *list, sc_error *err);
+                                      unsigned jobs, sc_payload_list *list, sc_error *err);
+
+/*
+ * sc_envsource_copy_prefix_keep telling progress (progress.h; NULL: none):
+ * step "copy" (bytes and files of the prefix's regular files, known once
+ * the walk has listed them; a file counts once it is copied), then step
+ * "digest" (the copy hashed, sc_payload_options.progress).
+ */
+sc_code sc_envsource_copy_prefix_with(const char *prefix_dir, const char *venv_dir,
+                                      const sc_target *t, char prefix_digest[65], unsigned jobs,
+                                      sc_payload_list *list, sc_progress_fn progress,
+                                      void *progress_ctx, sc_error *err);
 
 /*
  * Settle every symbolic link under venv_dir (walked in byte order):

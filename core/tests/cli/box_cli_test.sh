@@ -125,5 +125,64 @@ expect_in run-signal-reraised "$tmp/sig" "status 143"
 expect run-signal-cleaned test -z "$(ls -A "$tmp/runs")"
 check run-bad-env 2 "$sc" run "$rel" --trust "$trust" --archive "$zip" --env NOEQUALS
 
+# ---- --jobs N: the same results with 1, 2 and 7 threads ---------------------------
+# A second box: four big files (random bytes, stored) of different sizes and
+# many small ones (deflated), so that hashing, reading ahead and extraction
+# all have work to split.
+/usr/bin/python3 - "$src/fixtures" "$tmp/jobs-src" <<'PY'
+import random, sys
+sys.path.insert(0, sys.argv[1])
+import testbox
+rnd = random.Random(17)
+extra = {"venv/lib/w%d.bin" % i: rnd.randbytes((i + 1) * 300000) for i in range(4)}
+for i in range(60):
+    extra["venv/lib/py/m%03d.py" % i] = (b"value_%d = %d\n" % (i, i)) * (i + 1)
+extra["venv/lib/zz.py"] = b"last = 1\n"
+testbox.make(sys.argv[2], name="jobs-box", extra=extra, compression="deflate")
+PY
+check jobs-sign 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/jobs-src/release.json" --out "$tmp/jobs.signed.json"
+jrel=$tmp/jobs.signed.json
+jzip=$tmp/jobs-src/jobs-box.zip
+# A tree as text: every path, its kind, mode and size, and every file's SHA-256.
+tree_text() {
+    (cd "$1" && find . -printf '%P %y %m %s\n' | LC_ALL=C sort &&
+        find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+}
+mkdir -p "$tmp/jobs"
+for j in 1 2 7; do
+    check "jobs-$j-verify" 0 "$sc" verify "$jrel" --trust "$trust" --archive "$jzip" --jobs "$j" --json
+    cp "$tmp/out" "$tmp/jobs/verify-$j.json"
+    check "jobs-$j-prepare" 0 "$sc" prepare "$jrel" "$tmp/jobs/tree-$j" --trust "$trust" \
+        --archive "$jzip" --jobs "$j" --json
+    sed "s|$tmp/jobs/tree-$j|TREE|g" "$tmp/out" >"$tmp/jobs/receipt-$j.json"
+    tree_text "$tmp/jobs/tree-$j" >"$tmp/jobs/tree-$j.txt"
+    check "jobs-$j-verify-extracted" 0 "$sc" verify "$jrel" --trust "$trust" \
+        --extracted "$tmp/jobs/tree-1" --jobs "$j" --json
+    cp "$tmp/out" "$tmp/jobs/extracted-$j.json"
+    check "jobs-$j-self-test" 0 "$sc" verify "$jrel" --trust "$trust" --archive "$jzip" \
+        --self-test --temporary-directory "$tmproot" --jobs "$j"
+done
+expect jobs-verify-text-has-entries grep -q '"entryCount": 69' "$tmp/jobs/verify-1.json"
+expect jobs-tree-listed grep -q 'venv/lib/w3.bin f 644 1200000' "$tmp/jobs/tree-1.txt"
+for j in 2 7; do
+    expect "jobs-$j-verify-same" cmp -s "$tmp/jobs/verify-1.json" "$tmp/jobs/verify-$j.json"
+    expect "jobs-$j-receipt-same" cmp -s "$tmp/jobs/receipt-1.json" "$tmp/jobs/receipt-$j.json"
+    expect "jobs-$j-tree-same" cmp -s "$tmp/jobs/tree-1.txt" "$tmp/jobs/tree-$j.txt"
+    expect "jobs-$j-extracted-same" cmp -s "$tmp/jobs/extracted-1.json" "$tmp/jobs/extracted-$j.json"
+done
+# Changed bytes in the biggest file (hashed last, largest first) and in a
+# small file later in the list: the first in list order is reported, always.
+printf 'X' | dd of="$tmp/jobs/tree-2/venv/lib/w3.bin" bs=1 seek=5 conv=notrunc status=none
+printf 'X' | dd of="$tmp/jobs/tree-2/venv/lib/zz.py" bs=1 seek=0 conv=notrunc status=none
+for j in 1 2 7; do
+    check "jobs-$j-extracted-changed" 1 "$sc" verify "$jrel" --trust "$trust" \
+        --extracted "$tmp/jobs/tree-2" --jobs "$j"
+    expect_in "jobs-$j-extracted-changed-first" "$tmp/err" "venv/lib/w3.bin has other content"
+done
+check jobs-zero-verify 2 "$sc" verify "$jrel" --trust "$trust" --archive "$jzip" --jobs 0
+expect_in jobs-zero-verify-message "$tmp/err" "--jobs takes a whole number from 1 to 256, not 0"
+check jobs-many-prepare 2 "$sc" prepare "$jrel" "$tmp/jobs/none" --trust "$trust" --jobs 257
+expect jobs-many-prepare-nothing test ! -e "$tmp/jobs/none"
+
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]
