@@ -116,10 +116,16 @@ static int cmd_new(sc_cli_args *a)
     o.min_macos_version = sc_cli_value(a, OPT_MIN_MACOS_VERSION);
     o.min_nvidia_driver_version = sc_cli_value(a, OPT_MIN_NVIDIA_DRIVER_VERSION);
     o.min_ram_gb = sc_cli_value(a, OPT_MIN_RAM_GB);
+    o.default_args = sc_cli_value(a, OPT_DEFAULT_ARGS);
+    o.generate_script = sc_cli_has(a, OPT_GENERATE_SCRIPT) != 0;
+    o.generated_script_path = sc_cli_value(a, OPT_GENERATED_SCRIPT_PATH);
+    char *generated = NULL;
+    o.generated_script_out = &generated;
     sc_error err;
     sc_workspace ws;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
         return report(&err);
+    o.project_root = ws.root;
     sc_code c = sc_author_new_scroll(ws.paths[SC_WS_SCROLLS], &o, &err);
     int rc = 0;
     if (c != SC_OK) {
@@ -128,7 +134,10 @@ static int cmd_new(sc_cli_args *a)
         sc_json *j = sc_json_new_object();
         char ref[512];
         snprintf(ref, sizeof ref, "%s/%s", o.box_id, o.target_id);
-        if (j != NULL && sc_json_object_append(j, "scroll", sc_json_new_string(ref)) != 0) {
+        if (j != NULL && (sc_json_object_append(j, "scroll", sc_json_new_string(ref)) != 0 ||
+                          (generated != NULL &&
+                           sc_json_object_append(j, "generatedScriptPath",
+                                                 sc_json_new_string(generated)) != 0))) {
             sc_json_free(j);
             j = NULL;
         }
@@ -136,7 +145,10 @@ static int cmd_new(sc_cli_args *a)
     } else {
         printf("wrote %s/%s/%s/scroll.json and pixi.toml\n", ws.paths[SC_WS_SCROLLS], o.box_id,
                o.target_id);
+        if (generated != NULL)
+            printf("wrote %s (the starter script)\n", generated);
     }
+    free(generated);
     sc_workspace_free(&ws);
     return finish(rc);
 }
@@ -439,7 +451,8 @@ const sc_cli_command sc_cli_author_commands[] = {
      "(pixi, conda-pack) is installed; `scrollcase doctor` says what is missing.\n",
      NULL,
      SC_CLI_OPTIONS({OPT_EXAMPLE, NULL}, {OPT_PIXI_VERSION, "the starter scroll's pixi pin"},
-                    {OPT_NO_EXAMPLE, NULL}, {OPT_NO_INSTALL_TOOLCHAIN, NULL}, {OPT_JSON, NULL}),
+                    {OPT_NO_EXAMPLE, NULL}, {OPT_NO_INSTALL_TOOLCHAIN, NULL},
+                    {OPT_NO_TEMPLATES, NULL}, {OPT_JSON, NULL}),
      NULL, 0, cmd_init, NULL},
     {"new scroll", "author", "write a new minimal scroll and pixi.toml",
      "Writes <scrolls>/<boxId>/<targetId>/scroll.json (a minimal schema-v3 scroll:\n"
@@ -453,7 +466,13 @@ const sc_cli_command sc_cli_author_commands[] = {
      "(--box-id, --target and --source-revision are required).  The --min-*\n"
      "flags and --max-host-app-version-exclusive write the scroll's compatibility\n"
      "(dotted versions; --min-macos-version for a macOS target, --min-nvidia-\n"
-     "driver-version for a CUDA one; --min-ram-gb a number > 0).\n",
+     "driver-version for a CUDA one; --min-ram-gb a number > 0).\n"
+     "--default-args JSON (a JSON array of strings) is execution.defaultArgs.\n"
+     "--generate-script (with --execution script) writes a starter script at\n"
+     "--generated-script-path (default box-entrypoints/<boxId>/<targetId>/\n"
+     "entrypoint.py, never replacing a file) and declares it: localFiles\n"
+     "{sourcePath, relativePath} (no sha256), selfTest.files and\n"
+     "execution.script, the payload path --script (default entrypoint.py).\n",
      NULL,
      SC_CLI_OPTIONS({OPT_BOX_ID, NULL}, {OPT_TARGET, NULL}, {OPT_SOURCE_REVISION, NULL},
                     {OPT_MODEL_ID, NULL}, {OPT_RUNTIME_ID, NULL}, {OPT_SCROLL_VERSION, NULL},
@@ -463,8 +482,9 @@ const sc_cli_command sc_cli_author_commands[] = {
                     {OPT_WEIGHTS, NULL}, {OPT_MIN_HOST_APP_VERSION, NULL},
                     {OPT_MAX_HOST_APP_VERSION, NULL}, {OPT_MIN_MACOS_VERSION, NULL},
                     {OPT_MIN_NVIDIA_DRIVER_VERSION, NULL}, {OPT_MIN_RAM_GB, NULL},
-                    {OPT_JSON, NULL}),
-     NULL, 0, cmd_new, NULL},
+                    {OPT_DEFAULT_ARGS, NULL}, {OPT_GENERATE_SCRIPT, NULL},
+                    {OPT_GENERATED_SCRIPT_PATH, NULL}, {OPT_JSON, NULL}),
+     NULL, 0, cmd_new, SC_CLI_ALIASES({"--script-destination", OPT_SCRIPT})},
     {"add file", "author", "add a project file to a box (localFiles, selfTest.files)",
      "Adds a regular, non-link project file: a localFiles entry {sourcePath,\n"
      "relativePath, sha256} and a selfTest.files entry.\n\n" ADD_TARGET_TEXT,

@@ -109,10 +109,11 @@ static int cmd_build(sc_cli_args *a)
     int jrc = sc_cli_jobs(a, &jobs);
     if (jrc != 0)
         return jrc;
-    if (a->signer == NULL && a->public_key != NULL)
-        return sc_cli_usage_error("%s", "--public-key goes with --signer-command");
     if (a->signer != NULL && a->key_id != NULL)
         return sc_cli_usage_error("%s", "--key-id is for local keys, not with --signer-command");
+    if (a->signer != NULL && sc_cli_value(a, OPT_PRIVATE_KEY) != NULL)
+        return sc_cli_usage_error("%s", "--private-key is for local signing, not with "
+                                        "--signer-command (the external signer holds its key)");
     sc_cli_progress shown;
     int prc = sc_cli_progress_open(&shown, a);
     if (prc != 0)
@@ -155,7 +156,8 @@ static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
         o.conda_pack = sc_cli_value(a, OPT_CONDA_PACK);
         o.key_id = a->key_id;
         o.signer_command = a->signer;
-        o.signer_trust = a->public_key;
+        o.private_key = sc_cli_value(a, OPT_PRIVATE_KEY);
+        o.public_key = a->public_key;
         o.no_cuda_audit = (sc_cli_has(a, OPT_NO_CUDA_AUDIT)) != 0;
         o.compression = comp && strcmp(comp, "store") == 0 ? SC_ARCHIVE_STORE : SC_ARCHIVE_DEFLATE;
         o.jobs = (unsigned)jobs;
@@ -213,10 +215,12 @@ const sc_cli_command sc_cli_build_commands[] = {
      "relocatable prefix (--environment-prefix, copied in as venv/) or the\n"
      "scroll's pixi.lock (pixi install --frozen with the pinned pixi, then\n"
      "conda-pack; --pixi/--conda-pack name the tools).  The source tree must be a\n"
-     "clean git checkout unless --allow-dirty.  Documents are signed with the\n"
-     "keys directory's pair (--key-id checks its keyId) or by an external\n"
-     "signer checked against --public-key (default: the keys directory's public\n"
-     "file).  --compression store writes every entry stored (byte-identical\n"
+     "clean git checkout unless --allow-dirty.  Documents are signed with a\n"
+     "local pair (--key-id checks its keyId): the private key --private-key\n"
+     "(default: <keys>/signing-private.pem) with its public key file\n"
+     "--public-key (default: <keys>/signing-public.json), which must be one\n"
+     "pair; or by an external signer checked against --public-key.\n"
+     "--compression store writes every entry stored (byte-identical\n"
      "across implementations).  --no-cuda-audit skips the CUDA ABI audit of a\n"
      "CUDA target; the release records that it was opted out.\n"
      "\n"
@@ -230,7 +234,8 @@ const sc_cli_command sc_cli_build_commands[] = {
                     {OPT_WEIGHTS, NULL}, {OPT_ASSET_BASE_URL, NULL}, {OPT_NAMESPACE, NULL},
                     {OPT_ALLOW_DIRTY, NULL}, {OPT_ENV_PREFIX, NULL}, {OPT_PIXI, NULL},
                     {OPT_CONDA_PACK, NULL}, {OPT_KEY_ID, "refuse unless the key pair is this keyId"},
-                    {OPT_SIGNER, NULL}, {OPT_PUBLIC_KEY, NULL}, {OPT_COMPRESSION, NULL},
+                    {OPT_SIGNER, NULL}, {OPT_PRIVATE_KEY, NULL}, {OPT_PUBLIC_KEY, NULL},
+                    {OPT_COMPRESSION, NULL},
                     {OPT_JOBS, NULL}, {OPT_OFFLINE, NULL}, {OPT_NO_CUDA_AUDIT, NULL},
                     {OPT_JSON, NULL}, {OPT_QUIET, NULL}, {OPT_PROGRESS_FD, NULL}),
      NULL, 0, cmd_build, NULL},

@@ -128,8 +128,10 @@ static int cmd_sign(sc_cli_args *a)
         return sc_cli_usage_error("%s", "sign takes one FILE (a manifest)");
     if (a->signer != NULL && a->key_id != NULL)
         return sc_cli_usage_error("%s", "--key-id is for local keys, not with --signer-command");
-    if (a->signer == NULL && a->public_key != NULL)
-        return sc_cli_usage_error("%s", "--public-key goes with --signer-command");
+    const char *private_key = sc_cli_value(a, OPT_PRIVATE_KEY);
+    if (a->signer != NULL && private_key != NULL)
+        return sc_cli_usage_error("%s", "--private-key is for local signing, not with "
+                                        "--signer-command (the external signer holds its key)");
     const char *file = a->positional[0];
     sc_error err;
     sc_json *doc = NULL;
@@ -143,7 +145,7 @@ static int cmd_sign(sc_cli_args *a)
         c = sc_json_write(doc, &payload, &payload_len, &err);
     sc_json_free(doc);
     sc_key_paths kp = {NULL, NULL};
-    if (c == SC_OK && (a->signer == NULL || a->public_key == NULL))
+    if (c == SC_OK && (a->public_key == NULL || (a->signer == NULL && private_key == NULL)))
         c = keys_dir(a, &kp, &err);
     if (c == SC_OK && a->signer != NULL) {
         sc_trust trust;
@@ -155,14 +157,9 @@ static int cmd_sign(sc_cli_args *a)
         }
     } else if (c == SC_OK) {
         sc_signing_key k;
-        memset(&k, 0, sizeof k);
-        c = sc_keys_load(kp.private_path, kp.public_path, &k, &err);
-        if (c == SC_OK && a->key_id != NULL &&
-            (k.key_id_len != strlen(a->key_id) || strcmp(k.key_id, a->key_id) != 0)) {
-            c = sc_error_set(&err, SC_E_INVALID_KEY, kp.public_path,
-                             "the key pair in %s is keyId \"%s\", not \"%s\"",
-                             kp.public_path, k.key_id, a->key_id);
-        }
+        c = sc_keys_load_signing(NULL, private_key ? private_key : kp.private_path,
+                                 a->public_key ? a->public_key : kp.public_path, a->key_id, &k,
+                                 &err);
         if (c == SC_OK)
             c = sc_envelope_sign_text(payload, payload_len, &k, 1, &text, &text_len, &err);
         sc_signing_key_free(&k);
@@ -310,8 +307,11 @@ const sc_cli_command sc_cli_documents_commands[] = {
      "bytes into a v3 envelope written atomically to --out (default: FILE less\n"
      "a final \".json\", plus \".signed.json\").\n"
      "\n"
-     "Local signing uses the key pair in the keys directory; --key-id ID\n"
-     "refuses to sign unless that pair's keyId is ID (invalid-key).\n"
+     "Local signing uses the private key --private-key (default\n"
+     "<keys>/signing-private.pem) with its public key file --public-key\n"
+     "(default <keys>/signing-public.json): they must be one pair, and the\n"
+     "public file's keyId signs; --key-id ID refuses to sign unless it is ID\n"
+     "(invalid-key).\n"
      "--signer-command CMD runs CMD (split into words, no shell) with the\n"
      "payload on stdin and takes the envelope it prints, after verifying it\n"
      "against --public-key (default <keys>/signing-public.json); any failure is\n"
@@ -319,8 +319,7 @@ const sc_cli_command sc_cli_documents_commands[] = {
      SC_CLI_OPERANDS({"FILE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_OUT, "the envelope to write (default: FILE.signed.json)"},
                     {OPT_KEY_ID, "refuse unless the local key pair is this keyId"},
-                    {OPT_SIGNER, NULL},
-                    {OPT_PUBLIC_KEY, "the signer's public key (default: the keys directory's)"},
+                    {OPT_SIGNER, NULL}, {OPT_PRIVATE_KEY, NULL}, {OPT_PUBLIC_KEY, NULL},
                     {OPT_JSON, NULL}),
      NULL, 0, cmd_sign, NULL},
     {"verify-document", "consumer", "verify a signed document",

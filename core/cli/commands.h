@@ -34,15 +34,6 @@ extern const sc_cli_command sc_cli_cache_commands[];
 /* install (cmd_install.c) */
 extern const sc_cli_command sc_cli_install_commands[];
 
-/* inspect, diff (cmd_inspect.c) */
-extern const sc_cli_command sc_cli_inspect_commands[];
-
-/* cache ls, cache gc (cmd_cache.c) */
-extern const sc_cli_command sc_cli_cache_commands[];
-
-/* install (cmd_install.c) */
-extern const sc_cli_command sc_cli_install_commands[];
-
 /* The row that ends a table. */
 #define SC_CLI_END {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 

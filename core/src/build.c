@@ -301,13 +301,17 @@ static sc_code preflight_signing(build_ctx *b, sc_error *err)
         if (o->key_id != NULL)
             return sc_error_set(err, SC_E_USAGE, NULL,
                                 "--key-id is for local keys, not with --signer-command");
+        if (o->private_key != NULL)
+            return sc_error_set(err, SC_E_USAGE, NULL,
+                                "--private-key is for local signing, not with --signer-command "
+                                "(the external signer holds its key)");
         char **words = NULL;
         size_t count = 0;
         c = sc_signer_split(o->signer_command, &words, &count, err);
         sc_signer_words_free(words);
         if (c != SC_OK)
             return c;
-        const char *trust = o->signer_trust;
+        const char *trust = o->public_key;
         if (trust == NULL) {
             if ((c = sc_key_paths_in(keys, &kp, err)) != SC_OK)
                 return c;
@@ -318,18 +322,8 @@ static sc_code preflight_signing(build_ctx *b, sc_error *err)
         sc_key_paths_free(&kp);
         return c;
     }
-    if (o->signer_trust != NULL)
-        return sc_error_set(err, SC_E_USAGE, NULL, "--public-key goes with --signer-command");
-    if ((c = sc_key_paths_in(keys, &kp, err)) != SC_OK)
-        return c;
-    c = sc_keys_load(kp.private_path, kp.public_path, &b->key, err);
+    c = sc_keys_load_signing(keys, o->private_key, o->public_key, o->key_id, &b->key, err);
     b->have_key = c == SC_OK;
-    if (c == SC_OK && o->key_id != NULL &&
-        (b->key.key_id_len != strlen(o->key_id) || strcmp(b->key.key_id, o->key_id) != 0))
-        c = sc_error_set(err, SC_E_INVALID_KEY, kp.public_path,
-                         "the key pair in %s is keyId \"%s\", not \"%s\"", kp.public_path,
-                         b->key.key_id, o->key_id);
-    sc_key_paths_free(&kp);
     return c;
 }
 

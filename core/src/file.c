@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -286,9 +287,17 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
     }
     if (fd < 0) {
         int e = errno;
-        sc_code rc = sc_error_set(err, SC_E_IO, path,
-                                  "cannot create a temporary file beside %s: %s",
-                                  path, strerror(e));
+        /* ".<name>.tmp-XXXXXX": 12 bytes more than the name itself */
+        sc_code rc = e == ENAMETOOLONG && strlen(name) + 12 > NAME_MAX
+                         ? sc_error_set(err, SC_E_IO, path,
+                                        "cannot create a temporary file beside %s: its name is "
+                                        "%zu bytes, and the temporary name the file is written "
+                                        "under first needs 12 more (at most %d): give a name of "
+                                        "at most %d bytes",
+                                        path, strlen(name), NAME_MAX, NAME_MAX - 12)
+                         : sc_error_set(err, SC_E_IO, path,
+                                        "cannot create a temporary file beside %s: %s", path,
+                                        strerror(e));
         free(dir);
         free(tmp);
         return rc;

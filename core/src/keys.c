@@ -674,7 +674,9 @@ sc_code sc_keys_load(const char *private_path, const char *public_path,
         sc_signing_key_free(out);
         c = sc_error_set(err, SC_E_INVALID_KEY, public_path,
                          "private and public signing keys do not match: %s and %s "
-                         "are not one key pair", private_path, public_path);
+                         "are not one key pair; name the private key's own public key file "
+                         "(--public-key FILE), or make a new pair with `" SC_REMEDY_KEYGEN_PATHS "`",
+                         private_path, public_path);
     }
     if (c == SC_OK) {
         char *id = malloc(tk->key_id_len + 1);
@@ -689,5 +691,35 @@ sc_code sc_keys_load(const char *private_path, const char *public_path,
         }
     }
     sc_trust_free(&trust);
+    return c;
+}
+
+sc_code sc_keys_load_signing(const char *keys_dir, const char *private_path,
+                             const char *public_path, const char *key_id,
+                             sc_signing_key *out, sc_error *err)
+{
+    if (out == NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_keys_load_signing: no output");
+    memset(out, 0, sizeof *out);
+    sc_key_paths kp = {NULL, NULL};
+    sc_code c = SC_OK;
+    if (private_path == NULL || public_path == NULL) {
+        if (keys_dir == NULL)
+            return sc_error_set(err, SC_E_USAGE, NULL,
+                                "sc_keys_load_signing: no keys directory and no key paths");
+        if ((c = sc_key_paths_in(keys_dir, &kp, err)) != SC_OK)
+            return c;
+    }
+    const char *priv = private_path ? private_path : kp.private_path;
+    const char *pub = public_path ? public_path : kp.public_path;
+    c = sc_keys_load(priv, pub, out, err);
+    if (c == SC_OK && key_id != NULL &&
+        (out->key_id_len != strlen(key_id) || strcmp(out->key_id, key_id) != 0)) {
+        c = sc_error_set(err, SC_E_INVALID_KEY, pub,
+                         "the key pair of %s is keyId \"%s\", not \"%s\"", pub, out->key_id,
+                         key_id);
+        sc_signing_key_free(out);
+    }
+    sc_key_paths_free(&kp);
     return c;
 }

@@ -15,6 +15,7 @@
 #include "scrollcase/remedy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
@@ -522,8 +523,64 @@ static sc_code check_compatibility_flags(const sc_new_scroll_options *o, const s
     return SC_OK;
 }
 
+/* --default-args: a JSON array of strings without U+0000 (5.2), parsed. */
+static sc_code parse_default_args(const char *text, sc_json **out, sc_error *err)
+{
+    *out = NULL;
+    if (text == NULL) {
+        *out = sc_json_new_array();
+        return *out ? SC_OK : oom(err);
+    }
+    sc_json *a = NULL;
+    sc_error why;
+    int ok = sc_json_parse(text, strlen(text), &a, &why) == SC_OK && a->type == SC_JSON_ARRAY;
+    for (const sc_json *e = ok ? a->child : NULL; ok && e != NULL; e = e->next)
+        ok = e->type == SC_JSON_STRING && memchr(e->string, '\0', e->length) == NULL;
+    if (!ok) {
+        sc_json_free(a);
+        return sc_error_set(err, SC_E_USAGE, "--default-args",
+                            "--default-args %.60s is not a JSON array of strings without U+0000 "
+                            "(e.g. '[\"--port\", \"8080\"]'): execution.defaultArgs is one "
+                            "(format-v3 5.2)",
+                            text);
+    }
+    *out = a;
+    return SC_OK;
+}
+
+#define SC_AUTHOR_DEFAULT_SCRIPT "entrypoint.py"
+
+/* The payload path of the script: --script, or with --generate-script the default. */
+static const char *script_path(const sc_new_scroll_options *o)
+{
+    return o->script ? o->script : (o->generate_script ? SC_AUTHOR_DEFAULT_SCRIPT : NULL);
+}
+
+/* The starter script of --generate-script (caller frees). */
+static char *starter_script(const char *box_id)
+{
+    static const char fmt[] =
+        "\"\"\"The entry point of the box %s.\n"
+        "\n"
+        "Written by `scrollcase new scroll --generate-script` as a place to start.\n"
+        "The box runs it with its own Python: the scroll's execution.defaultArgs\n"
+        "first, then the arguments after `--` of `scrollcase run`.\n"
+        "\"\"\"\n"
+        "import sys\n"
+        "\n"
+        "\n"
+        "def main(args):\n"
+        "    print(\"%s: arguments\", args)\n"
+        "    return 0\n"
+        "\n"
+        "\n"
+        "if __name__ == \"__main__\":\n"
+        "    sys.exit(main(sys.argv[1:]))\n";
+    return dup_printf(fmt, box_id, box_id);
+}
+
 static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
-                               const sc_target *t)
+                               const sc_target *t, const char *source_path, sc_json *default_args)
 {
     sc_json *d = sc_json_new_object(), *st = sc_json_new_object(),
             *imp = sc_json_new_array();
@@ -558,9 +615,29 @@ static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
                                                         : SC_AUTHOR_DEFAULT_PIXI_VERSION));
     if (o->asset_base_url != NULL)
         bad = bad || sc_json_object_append(d, "assetBaseUrl", sc_json_new_string(o->asset_base_url));
+    if (!bad && source_path != NULL) {
+        /* --generate-script: the starter, declared without sha256 (it is there to be edited) */
+        sc_json *lf = sc_json_new_array(), *entry = sc_json_new_object();
+        bad = lf == NULL || entry == NULL ||
+              sc_json_object_append(entry, "sourcePath", sc_json_new_string(source_path)) ||
+              sc_json_object_append(entry, "relativePath", sc_json_new_string(script_path(o)));
+        if (!bad)
+            bad = sc_json_array_append(lf, entry), entry = NULL;
+        if (!bad)
+            bad = sc_json_object_append(d, "localFiles", lf), lf = NULL;
+        sc_json_free(entry);
+        sc_json_free(lf);
+    }
     bad = bad || sc_json_array_append(imp, sc_json_new_string("json"));
     if (!bad)
         bad = sc_json_object_append(st, "imports", imp), imp = NULL;
+    if (!bad && source_path != NULL) {
+        sc_json *files = sc_json_new_array();
+        bad = files == NULL || sc_json_array_append(files, sc_json_new_string(script_path(o)));
+        if (!bad)
+            bad = sc_json_object_append(st, "files", files), files = NULL;
+        sc_json_free(files);
+    }
     if (!bad)
         bad = sc_json_object_append(d, "selfTest", st), st = NULL;
     if (o->weights != NULL)
@@ -572,8 +649,9 @@ static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
         bad = bad || sc_json_object_append(ex, "kind", sc_json_new_string(script ? "python-script"
                                                                             : "python-module"));
         bad = bad || sc_json_object_append(ex, script ? "script" : "module",
-                                           sc_json_new_string(script ? o->script : o->module));
-        bad = bad || sc_json_object_append(ex, "defaultArgs", sc_json_new_array());
+                                           sc_json_new_string(script ? script_path(o) : o->module));
+        if (!bad)
+            bad = sc_json_object_append(ex, "defaultArgs", default_args), default_args = NULL;
         if (bad)
             sc_json_free(ex);
         else
@@ -582,6 +660,7 @@ static sc_json *new_scroll_doc(const sc_new_scroll_options *o,
     free(runtime);
     sc_json_free(imp);
     sc_json_free(st);
+    sc_json_free(default_args);
     if (bad) {
         sc_json_free(d);
         return NULL;
@@ -657,6 +736,123 @@ static void remove_tree2(const char *dir)
     rmdir(dir);
 }
 
+/* The starter script of --generate-script, and the directories made for it. */
+typedef struct starter {
+    char *path;      /* the file, once created */
+    char *made_from; /* the first directory this call made (removed with those below) */
+    int written;
+} starter;
+
+static void starter_free(starter *f)
+{
+    free(f->path);
+    free(f->made_from);
+    f->path = f->made_from = NULL;
+}
+
+/* Remove the script and the directories made for it (each only when empty). */
+static void starter_undo(starter *f)
+{
+    if (f->path != NULL && f->written)
+        unlink(f->path);
+    if (f->made_from == NULL || f->path == NULL)
+        return;
+    char *d = strdup(f->path);
+    if (d == NULL)
+        return;
+    size_t keep = strlen(f->made_from);
+    for (char *slash = strrchr(d, '/'); slash != NULL && (size_t)(slash - d) >= keep;
+         slash = strrchr(d, '/')) {
+        *slash = '\0';
+        if (rmdir(d) != 0)
+            break;
+    }
+    free(d);
+}
+
+/*
+ * Create <project_root>/<source> exclusively (0644 whatever the umask), with
+ * its missing directories (0755); f records what to undo.
+ */
+static sc_code starter_write(starter *f, const sc_new_scroll_options *o, const char *source,
+                             sc_error *err)
+{
+    char *path = sc_path_join(o->project_root, source);
+    char *text = starter_script(o->box_id);
+    if (path == NULL || text == NULL) {
+        free(path);
+        free(text);
+        return oom(err);
+    }
+    f->path = path;
+    sc_code rc = SC_OK;
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        rc = sc_error_set(err, SC_E_SCROLL_EXISTS, path,
+                          "%s already exists: new scroll --generate-script never replaces a "
+                          "file; choose another with --generated-script-path PATH",
+                          path);
+        goto done;
+    }
+    /* the first missing directory on the way down, then make them all */
+    char *dir = strdup(path);
+    if (dir == NULL) {
+        rc = oom(err);
+        goto done;
+    }
+    *strrchr(dir, '/') = '\0';
+    char *probe = strdup(dir);
+    char *first_missing = NULL;
+    while (probe != NULL && probe[0] != '\0' && lstat(probe, &st) != 0 && errno == ENOENT) {
+        free(first_missing);
+        first_missing = strdup(probe);
+        char *slash = strrchr(probe, '/');
+        if (slash == NULL || slash == probe)
+            break;
+        *slash = '\0';
+    }
+    free(probe);
+    if (first_missing != NULL) {
+        if (mkdirs(dir) != 0) {
+            rc = sc_error_set(err, SC_E_IO, dir, "%s: %s", dir, strerror(errno));
+            f->made_from = first_missing; /* remove what was made */
+            free(dir);
+            goto done;
+        }
+        f->made_from = first_missing;
+    }
+    free(dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int e = errno;
+        rc = e == EEXIST ? sc_error_set(err, SC_E_SCROLL_EXISTS, path,
+                                        "%s already exists: new scroll --generate-script never "
+                                        "replaces a file; choose another with "
+                                        "--generated-script-path PATH",
+                                        path)
+                         : sc_error_set(err, SC_E_IO, path, "%s: %s", path, strerror(e));
+        goto done;
+    }
+    f->written = 1;
+    size_t n = strlen(text), off = 0;
+    while (rc == SC_OK && off < n) {
+        ssize_t w = write(fd, text + off, n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            rc = sc_error_set(err, SC_E_IO, path, "%s: %s", path, strerror(errno));
+        else
+            off += (size_t)w;
+    }
+    if (rc == SC_OK && (fchmod(fd, 0644) != 0 || fsync(fd) != 0))
+        rc = sc_error_set(err, SC_E_IO, path, "%s: %s", path, strerror(errno));
+    if (close(fd) != 0 && rc == SC_OK)
+        rc = sc_error_set(err, SC_E_IO, path, "%s: %s", path, strerror(errno));
+done:
+    free(text);
+    return rc;
+}
+
 sc_code sc_author_new_scroll(const char *scrolls_dir,
                              const sc_new_scroll_options *o, sc_error *err)
 {
@@ -687,7 +883,18 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
                             "--execution must be script, module or none, not %s", o->execution);
     int script = o->execution && strcmp(o->execution, "script") == 0;
     int module = o->execution && strcmp(o->execution, "module") == 0;
-    if (script && (rc = need(o->script, "--script", err)) != SC_OK)
+    if (o->generate_script && !script)
+        return sc_error_set(err, SC_E_USAGE, "--generate-script",
+                            "--generate-script goes with --execution script (it writes the "
+                            "script the box runs)");
+    if (o->generated_script_path != NULL && !o->generate_script)
+        return sc_error_set(err, SC_E_USAGE, "--generated-script-path",
+                            "--generated-script-path goes with --generate-script");
+    if (o->default_args != NULL && !script && !module)
+        return sc_error_set(err, SC_E_USAGE, "--default-args",
+                            "--default-args goes with --execution script or module: a box "
+                            "without execution runs nothing (format-v3 5.2)");
+    if (script && !o->generate_script && (rc = need(o->script, "--script", err)) != SC_OK)
         return rc;
     if (module && (rc = need(o->module, "--module", err)) != SC_OK)
         return rc;
@@ -700,16 +907,45 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
         return sc_error_set(err, SC_E_USAGE, "--weights",
                             "a new scroll has no asset, so --weights can only be embed; "
                             "add assets, then edit scroll --field weights --value on-demand");
-    if (!sc_is_dir(scrolls_dir))
+    char *source = NULL; /* --generate-script: its project path */
+    if (o->generate_script) {
+        if (o->project_root == NULL)
+            return sc_error_set(err, SC_E_USAGE, NULL,
+                                "sc_author_new_scroll: --generate-script needs the project root");
+        const char *sp = script_path(o);
+        if ((rc = sc_path_check(sp, strlen(sp), o->script ? "--script" : NULL, err)) != SC_OK)
+            return rc;
+        source = o->generated_script_path
+                     ? strdup(o->generated_script_path)
+                     : dup_printf("box-entrypoints/%s/%s/" SC_AUTHOR_DEFAULT_SCRIPT, o->box_id,
+                                  o->target_id);
+        if (source == NULL)
+            return oom(err);
+        if ((rc = sc_path_check(source, strlen(source), "--generated-script-path", err)) !=
+            SC_OK) {
+            free(source);
+            return rc;
+        }
+    }
+    sc_json *default_args = NULL;
+    if ((rc = parse_default_args(o->default_args, &default_args, err)) != SC_OK) {
+        free(source);
+        return rc;
+    }
+    if (!sc_is_dir(scrolls_dir)) {
+        free(source);
+        sc_json_free(default_args);
         return sc_error_set(err, SC_E_IO, scrolls_dir,
                             "%s: no scrolls directory; run `" SC_REMEDY_INIT "` first", scrolls_dir);
+    }
     char *box_dir = sc_path_join(scrolls_dir, o->box_id);
     char *tdir = box_dir ? sc_path_join(box_dir, o->target_id) : NULL;
     char *stage = box_dir ? dup_printf("%s/.new-%s-XXXXXX", box_dir, o->target_id) : NULL;
-    sc_json *doc = new_scroll_doc(o, &t);
+    sc_json *doc = new_scroll_doc(o, &t, source, default_args);
     char *toml = new_pixi_toml(o, &t), *json = NULL;
     size_t json_len = 0;
     int made_box = 0, staged = 0;
+    starter st_file = {NULL, NULL, 0};
     struct stat st;
     if (box_dir == NULL || tdir == NULL || stage == NULL || doc == NULL || toml == NULL) {
         rc = oom(err);
@@ -744,6 +980,8 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
     free(p2);
     if (rc != SC_OK)
         goto out;
+    if (source != NULL && (rc = starter_write(&st_file, o, source, err)) != SC_OK)
+        goto out;
     if (rename(stage, tdir) != 0) {
         int e = errno;
         rc = (e == EEXIST || e == ENOTEMPTY)
@@ -763,6 +1001,12 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
 out:
     if (staged)
         remove_tree2(stage);
+    if (rc != SC_OK)
+        starter_undo(&st_file);
+    else if (st_file.path != NULL && o->generated_script_out != NULL)
+        *o->generated_script_out = st_file.path, st_file.path = NULL;
+    starter_free(&st_file);
+    free(source);
     if (rc != SC_OK && made_box)
         rmdir(box_dir);
     free(box_dir);

@@ -112,6 +112,178 @@ static int load_ok(const sc_test_ws *w, const char *ref)
 
 /* ---- new scroll ----------------------------------------------------------- */
 
+/* ---- new scroll: upstream's --default-args and --generate-script ------------ */
+
+static void new_scroll_default_args_are_execution_default_args(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CPU);
+    o.execution = "module";
+    o.module = "demo.serve";
+    o.default_args = "[\"--port\", \"8080\", \"\"]";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK, &err);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    const sc_json *args = sc_json_get(sc_json_get(d, "execution"), "defaultArgs");
+    CU_ASSERT_FATAL(args != NULL && args->length == 3);
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_at(args, 0)), "--port");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_at(args, 1)), "8080");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_at(args, 2)), "");
+    sc_json_free(d);
+    CU_ASSERT(load_ok(&w, "demo/" CPU));
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_default_args_must_be_strings_with_execution(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CPU);
+    o.execution = "script";
+    o.script = "app.py";
+    static const char *const bad[] = {"--port", "{\"a\": 1}", "[1]", "[\"a\", null]",
+                                      "[\"a\\u0000b\"]", "[\"a\"", NULL};
+    for (const char *const *b = bad; *b != NULL; b++) {
+        o.default_args = *b;
+        SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+        CU_ASSERT_STRING_EQUAL(err.path, "--default-args");
+    }
+    /* a box without execution runs nothing */
+    o.default_args = "[]";
+    o.execution = "none";
+    o.script = NULL;
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    o.execution = NULL;
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    char *box = sc_path_join(w.scrolls, "demo");
+    struct stat st;
+    CU_ASSERT(lstat(box, &st) != 0); /* nothing written */
+    free(box);
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_generate_script_writes_and_declares_a_starter(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CPU);
+    o.execution = "script";
+    o.generate_script = 1;
+    o.project_root = w.root;
+    char *written = NULL;
+    o.generated_script_out = &written;
+    mode_t old = umask(077);
+    sc_code c = sc_author_new_scroll(w.scrolls, &o, &err);
+    umask(old);
+    SC_EXPECT_CODE(c, SC_OK, &err);
+    char *expect = sc_path_join(w.root, "box-entrypoints/demo/" CPU "/entrypoint.py");
+    CU_ASSERT_FATAL(written != NULL);
+    CU_ASSERT_STRING_EQUAL(written, expect);
+    struct stat st;
+    CU_ASSERT(stat(expect, &st) == 0 && (st.st_mode & 07777) == 0644);
+    char *text = slurp(w.root, "box-entrypoints/demo/" CPU "/entrypoint.py");
+    CU_ASSERT(text != NULL && strstr(text, "sys.argv[1:]") != NULL);
+    free(text);
+    sc_json *d = load_json(w.scrolls, SCROLL_CPU);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    char keys[512];
+    keys_of(d, keys, sizeof keys);
+    CU_ASSERT_STRING_EQUAL(keys, "$schema schemaVersion boxId modelId runtimeId version "
+                                 "sourceRevision target pythonVersion pixiVersion localFiles "
+                                 "selfTest execution");
+    const sc_json *lf = sc_json_at(sc_json_get(d, "localFiles"), 0);
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(lf, "sourcePath")),
+                           "box-entrypoints/demo/" CPU "/entrypoint.py");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(lf, "relativePath")), "entrypoint.py");
+    CU_ASSERT_PTR_NULL(sc_json_get(lf, "sha256")); /* it is there to be edited */
+    CU_ASSERT_STRING_EQUAL(
+        sc_json_cstr(sc_json_at(sc_json_get(sc_json_get(d, "selfTest"), "files"), 0)),
+        "entrypoint.py");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(sc_json_get(d, "execution"), "script")),
+                           "entrypoint.py");
+    sc_json_free(d);
+    CU_ASSERT(load_ok(&w, "demo/" CPU));
+    /* a chosen project path and payload path */
+    o.target_id = CUDA;
+    o.generated_script_path = "app/serve.py";
+    o.script = "bin/serve.py";
+    o.generated_script_out = NULL;
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK, &err);
+    d = load_json(w.scrolls, SCROLL_CUDA);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    lf = sc_json_at(sc_json_get(d, "localFiles"), 0);
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(lf, "sourcePath")), "app/serve.py");
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(lf, "relativePath")), "bin/serve.py");
+    sc_json_free(d);
+    free(expect);
+    free(written);
+    sc_test_ws_free(&w);
+}
+
+static void new_scroll_generate_script_never_replaces_and_leaves_nothing(void)
+{
+    sc_test_ws w = sc_test_ws_new();
+    sc_error err;
+    sc_new_scroll_options o = opts("demo", CPU);
+    o.execution = "script";
+    o.generate_script = 1;
+    o.project_root = w.root;
+    o.generated_script_path = "app/main.py";
+    char *app = sc_path_join(w.root, "app");
+    CU_ASSERT_FATAL(app != NULL && mkdir(app, 0755) == 0);
+    char *main_py = sc_path_join(app, "main.py");
+    FILE *f = fopen(main_py, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("KEEP\n", f);
+    fclose(f);
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_SCROLL_EXISTS, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, main_py);
+    CU_ASSERT(strstr(err.message, "--generated-script-path") != NULL);
+    char *kept = slurp(app, "main.py");
+    CU_ASSERT(kept != NULL && strcmp(kept, "KEEP\n") == 0);
+    free(kept);
+    char *box = sc_path_join(w.scrolls, "demo");
+    struct stat st;
+    CU_ASSERT(lstat(box, &st) != 0); /* no scroll, no box directory */
+    /* a scroll that does not load after the starter was written: both removed,
+     * with the directories made for the starter */
+    o.generated_script_path = "made/deep/main.py";
+    o.model_id = "";
+    CU_ASSERT_NOT_EQUAL(sc_author_new_scroll(w.scrolls, &o, &err), SC_OK);
+    char *made = sc_path_join(w.root, "made");
+    CU_ASSERT(lstat(made, &st) != 0);
+    CU_ASSERT(lstat(box, &st) != 0);
+    /* an unsafe project path, a generated path without --generate-script,
+     * --generate-script without --execution script */
+    o.model_id = NULL;
+    o.generated_script_path = "../outside.py";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_UNSAFE_PATH, &err);
+    o.generated_script_path = "/abs/main.py";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_UNSAFE_PATH, &err);
+    o.generate_script = 0;
+    o.generated_script_path = "x.py";
+    o.script = "x.py";
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, "--generated-script-path");
+    o.generated_script_path = NULL;
+    o.generate_script = 1;
+    o.execution = "module";
+    o.module = "m";
+    o.script = NULL;
+    SC_EXPECT_CODE(sc_author_new_scroll(w.scrolls, &o, &err), SC_E_USAGE, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, "--generate-script");
+    char *entry = sc_path_join(w.root, "box-entrypoints");
+    CU_ASSERT(lstat(entry, &st) != 0);
+    CU_ASSERT(lstat(box, &st) != 0);
+    free(entry);
+    free(made);
+    free(box);
+    free(main_py);
+    free(app);
+    sc_test_ws_free(&w);
+}
+
 static void new_scroll_writes_minimal_v3_scroll(void)
 {
     sc_test_ws w = ws_with_box(0);
@@ -1274,6 +1446,10 @@ void register_author_tests(void)
     SC_ADD_TEST(s, new_scroll_bad_target_writes_nothing);
     SC_ADD_TEST(s, new_scroll_execution_script_and_module);
     SC_ADD_TEST(s, new_scroll_leaves_no_staging_directory);
+    SC_ADD_TEST(s, new_scroll_default_args_are_execution_default_args);
+    SC_ADD_TEST(s, new_scroll_default_args_must_be_strings_with_execution);
+    SC_ADD_TEST(s, new_scroll_generate_script_writes_and_declares_a_starter);
+    SC_ADD_TEST(s, new_scroll_generate_script_never_replaces_and_leaves_nothing);
     SC_ADD_TEST(s, init_writes_config_scrolls_and_gitignore_once);
     SC_ADD_TEST(s, init_never_overwrites_and_appends_to_gitignore);
     SC_ADD_TEST(s, init_example_is_a_valid_native_scroll);

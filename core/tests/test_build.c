@@ -837,7 +837,7 @@ static void test_every_printed_remedy_parses(void)
     CU_ASSERT(n >= 9);
     /* the check can fail: the remedies doctor printed before (issue 11) */
     CU_ASSERT_EQUAL(remedy_parses("scrollcase init --install-toolchain"), 2);
-    CU_ASSERT_EQUAL(remedy_parses("scrollcase build REF --private-key PATH"), 2);
+    CU_ASSERT_EQUAL(remedy_parses("scrollcase keygen --trust PATH"), 2);
 }
 
 void register_build_tests(void)

@@ -739,6 +739,116 @@ static void keys_write_to_force_failing_puts_the_old_key_back(void)
     free(dir);
 }
 
+/* ---- local signing with a chosen private key (--private-key) ------------ */
+
+static void keys_load_signing_takes_the_private_key_file_given(void)
+{
+    char *ws = sc_test_tmpdir(), *ci = sc_test_tmpdir();
+    CU_ASSERT_FATAL(ws != NULL && ci != NULL);
+    sc_signing_key a = key_n(1, "release-2026");
+    sc_error err;
+    /* the keys directory holds the public file only; the private key lives elsewhere */
+    char *priv = sc_path_join(ci, "release-private.pem");
+    char *pub = sc_path_join(ws, SC_PUBLIC_KEY_FILE);
+    SC_EXPECT_CODE(sc_keys_write_to(priv, pub, &a, 0, &err), SC_OK, &err);
+    sc_signing_key l;
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, priv, NULL, NULL, &l, &err), SC_OK, &err);
+    CU_ASSERT(memcmp(l.secret, a.secret, 64) == 0);
+    CU_ASSERT_STRING_EQUAL(l.key_id, "release-2026");
+    sc_signing_key_free(&l);
+    /* the keyId it must be */
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, priv, NULL, "release-2026", &l, &err), SC_OK, &err);
+    sc_signing_key_free(&l);
+    /* without --private-key the keys directory's private file is read: absent here */
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, NULL, NULL, NULL, &l, &err), SC_E_IO, &err);
+    CU_ASSERT(strstr(err.message, SC_PRIVATE_KEY_FILE) != NULL);
+    /* both paths given: no keys directory needed */
+    SC_EXPECT_CODE(sc_keys_load_signing(NULL, priv, pub, NULL, &l, &err), SC_OK, &err);
+    sc_signing_key_free(&l);
+    SC_EXPECT_CODE(sc_keys_load_signing(NULL, priv, NULL, NULL, &l, &err), SC_E_USAGE, &err);
+    free(priv);
+    free(pub);
+    sc_signing_key_free(&a);
+    sc_test_rmtree(ws);
+    sc_test_rmtree(ci);
+    free(ws);
+    free(ci);
+}
+
+static void keys_load_signing_private_key_of_another_pair_is_invalid_key(void)
+{
+    char *ws = sc_test_tmpdir(), *ci = sc_test_tmpdir();
+    CU_ASSERT_FATAL(ws != NULL && ci != NULL);
+    sc_signing_key a = key_n(1, "a"), b = key_n(2, "b");
+    sc_error err;
+    CU_ASSERT_FATAL(sc_keys_write(ws, &a, 0, NULL, &err) == SC_OK);
+    char *priv = sc_path_join(ci, "b.pem"), *pub = sc_path_join(ci, "b.json");
+    CU_ASSERT_FATAL(sc_keys_write_to(priv, pub, &b, 0, &err) == SC_OK);
+    sc_signing_key l;
+    /* b's private key against the keys directory's public file (a's) */
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, priv, NULL, NULL, &l, &err), SC_E_INVALID_KEY, &err);
+    CU_ASSERT(strstr(err.message, "not one key pair") != NULL);
+    CU_ASSERT(strstr(err.message, "--public-key") != NULL);
+    CU_ASSERT(strstr(err.message, "scrollcase keygen --private-key PATH") != NULL);
+    /* with its own public file it signs, as b */
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, priv, pub, NULL, &l, &err), SC_OK, &err);
+    CU_ASSERT_STRING_EQUAL(l.key_id, "b");
+    sc_signing_key_free(&l);
+    /* a keyId that is not the pair's */
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, priv, pub, "a", &l, &err), SC_E_INVALID_KEY, &err);
+    CU_ASSERT(strstr(err.message, "\"b\", not \"a\"") != NULL);
+    CU_ASSERT(l.key_id == NULL);
+    free(priv);
+    free(pub);
+    sc_signing_key_free(&a);
+    sc_signing_key_free(&b);
+    sc_test_rmtree(ws);
+    sc_test_rmtree(ci);
+    free(ws);
+    free(ci);
+}
+
+static void keys_load_signing_refuses_missing_malformed_and_special_private_key(void)
+{
+    char *ws = sc_test_tmpdir();
+    CU_ASSERT_FATAL(ws != NULL);
+    sc_signing_key a = key_n(1, "a");
+    sc_error err;
+    CU_ASSERT_FATAL(sc_keys_write(ws, &a, 0, NULL, &err) == SC_OK);
+    sc_signing_key l;
+    char *missing = sc_path_join(ws, "nowhere.pem");
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, missing, NULL, NULL, &l, &err), SC_E_IO, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, missing);
+    CU_ASSERT(strstr(err.message, "scrollcase keygen") != NULL);
+    /* not PEM */
+    sc_test_write(ws, "bad.pem", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+    char *bad = sc_path_join(ws, "bad.pem");
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, bad, NULL, NULL, &l, &err), SC_E_INVALID_KEY, &err);
+    CU_ASSERT_STRING_EQUAL(err.path, bad);
+    /* a FIFO: refused at once (sc_file_open_regular), never waited on */
+    char *fifo = sc_path_join(ws, "fifo.pem");
+    CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, fifo, NULL, NULL, &l, &err), SC_E_IO, &err);
+    /* a directory */
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, ws, NULL, NULL, &l, &err), SC_E_IO, &err);
+    /* a link to the key is followed, as for the keys directory's own file */
+    char *link = sc_path_join(ws, "link.pem"), *real = sc_path_join(ws, SC_PRIVATE_KEY_FILE);
+    CU_ASSERT_FATAL(symlink(real, link) == 0);
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, link, NULL, NULL, &l, &err), SC_OK, &err);
+    sc_signing_key_free(&l);
+    /* a link to the FIFO is refused like the FIFO */
+    CU_ASSERT_FATAL(unlink(link) == 0 && symlink(fifo, link) == 0);
+    SC_EXPECT_CODE(sc_keys_load_signing(ws, link, NULL, NULL, &l, &err), SC_E_IO, &err);
+    free(missing);
+    free(bad);
+    free(fifo);
+    free(link);
+    free(real);
+    sc_signing_key_free(&a);
+    sc_test_rmtree(ws);
+    free(ws);
+}
+
 static void keys_load_checks_one_pair(void)
 {
     char *d1 = sc_test_tmpdir(), *d2 = sc_test_tmpdir();
@@ -1885,6 +1995,9 @@ void register_document_tests(void)
     SC_ADD_TEST(s, keys_write_to_refuses_one_file_for_both);
     SC_ADD_TEST(s, keys_write_to_second_write_failing_leaves_nothing);
     SC_ADD_TEST(s, keys_write_to_force_failing_puts_the_old_key_back);
+    SC_ADD_TEST(s, keys_load_signing_takes_the_private_key_file_given);
+    SC_ADD_TEST(s, keys_load_signing_private_key_of_another_pair_is_invalid_key);
+    SC_ADD_TEST(s, keys_load_signing_refuses_missing_malformed_and_special_private_key);
     SC_ADD_TEST(s, keys_load_checks_one_pair);
     SC_ADD_TEST(s, trust_single_key_by_pem_base64_or_both);
     SC_ADD_TEST(s, trust_bundle_and_empty_bundle);

@@ -299,6 +299,32 @@ static void test_walk_skips_and_never_follows_links(void)
     free(outside);
 }
 
+/* A name too long for the temporary name beside it: the message says the limit. */
+static void test_write_atomic_name_too_long_for_its_temporary_says_the_limit(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char name[251];
+    memset(name, 'n', 250);
+    name[250] = '\0';
+    char *p = join(dir, name);
+    sc_error err;
+    CU_ASSERT_EQUAL(sc_file_write_atomic(p, "x", 1, 0644, &err), SC_E_IO);
+    CU_ASSERT_STRING_EQUAL(err.path, p);
+    CU_ASSERT(strstr(err.message, "its name is 250 bytes") != NULL);
+    CU_ASSERT(strstr(err.message, "at most 243 bytes") != NULL);
+    /* 243 bytes is written */
+    name[243] = '\0';
+    char *q = join(dir, name);
+    CU_ASSERT_EQUAL(sc_file_write_atomic(q, "x", 1, 0644, &err), SC_OK);
+    struct stat st;
+    CU_ASSERT(stat(q, &st) == 0 && st.st_size == 1);
+    free(p);
+    free(q);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
 void register_file_tests(void)
 {
     CU_pSuite s = CU_add_suite("file_hostile", NULL, NULL);
@@ -311,4 +337,5 @@ void register_file_tests(void)
     SC_ADD_TEST(s, test_open_regular_links);
     SC_ADD_TEST(s, test_walk_and_remove_a_10000_deep_tree_with_64_descriptors);
     SC_ADD_TEST(s, test_walk_skips_and_never_follows_links);
+    SC_ADD_TEST(s, test_write_atomic_name_too_long_for_its_temporary_says_the_limit);
 }

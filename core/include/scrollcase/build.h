@@ -55,11 +55,15 @@ typedef struct sc_build_options {
     const char *environment_prefix; /* relocatable prefix, copied in as venv/ */
     const char *pixi;              /* lock source: pixi and conda-pack paths */
     const char *conda_pack;
-    /* signing: a key pair of the keys directory (key_id NULL: whichever it
-     * holds), or an external signer and the trust file that checks it */
+    /* signing: a local key pair (sc_keys_load_signing: the private key file
+     * private_key, NULL: the keys directory's, one pair with public_key;
+     * key_id NULL: whichever keyId it is), or an external signer checked
+     * against the trust file public_key (private_key and key_id then
+     * SC_E_USAGE) */
     const char *key_id;
     const char *signer_command;
-    const char *signer_trust;      /* NULL: the keys directory's public file */
+    const char *private_key;       /* upstream's --private-key; NULL: the keys directory's */
+    const char *public_key;        /* NULL: the keys directory's public file */
     int no_cuda_audit;
     sc_archive_compression compression;
     sc_build_progress_fn progress; /* may be NULL */

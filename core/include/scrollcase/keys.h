@@ -131,6 +131,21 @@ sc_code sc_keys_write_to(const char *private_path, const char *public_path,
 sc_code sc_keys_load(const char *private_path, const char *public_path,
                      sc_signing_key *out, sc_error *err);
 
+/*
+ * The pair local signing uses (sign, build).  The private key is the file
+ * private_path (upstream's --private-key; NULL: <keys_dir>/signing-private.pem)
+ * and it must be one pair with the public key file public_path (--public-key;
+ * NULL: <keys_dir>/signing-public.json), whose keyId signs.  Both are read by
+ * sc_keys_load, so with sc_file_open_regular: links are followed, anything
+ * that is not a regular file (a FIFO, a directory) is refused without
+ * waiting.  A relative path is taken from the current directory.  key_id not
+ * NULL refuses a pair of another keyId (SC_E_INVALID_KEY).  keys_dir may be
+ * NULL only when both paths are given.  *out is always initialised.
+ */
+sc_code sc_keys_load_signing(const char *keys_dir, const char *private_path,
+                             const char *public_path, const char *key_id,
+                             sc_signing_key *out, sc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

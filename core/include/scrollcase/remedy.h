@@ -20,6 +20,7 @@ extern "C" {
 
 #define SC_REMEDY_KEYGEN "scrollcase keygen"
 #define SC_REMEDY_KEYGEN_FORCE "scrollcase keygen --force"
+#define SC_REMEDY_KEYGEN_PATHS "scrollcase keygen --private-key PATH --public-key PATH"
 #define SC_REMEDY_SIGNER "scrollcase build REF --signer-command CMD"
 #define SC_REMEDY_INIT "scrollcase init"
 #define SC_REMEDY_MIGRATE "scrollcase migrate REF"

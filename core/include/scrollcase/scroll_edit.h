@@ -56,7 +56,8 @@ typedef struct sc_new_scroll_options {
     const char *python_version;  /* NULL: SC_AUTHOR_DEFAULT_PYTHON_VERSION */
     const char *pixi_version;    /* NULL: SC_AUTHOR_DEFAULT_PIXI_VERSION */
     const char *execution;       /* NULL or "none", "script", "module" */
-    const char *script;          /* with "script": the payload path */
+    const char *script;          /* with "script": the payload path (with
+                                    generate_script, NULL: "entrypoint.py") */
     const char *module;          /* with "module": a dotted name */
     const char *asset_base_url;  /* NULL: absent */
     const char *weights;         /* NULL: absent; "embed" or "on-demand" */
@@ -73,6 +74,26 @@ typedef struct sc_new_scroll_options {
     const char *min_macos_version;
     const char *min_nvidia_driver_version;
     const char *min_ram_gb;
+    /*
+     * execution.defaultArgs (upstream's --default-args): NULL means [];
+     * else JSON text of an array of strings without U+0000, only with
+     * execution "script" or "module".  Any breach is SC_E_USAGE.
+     */
+    const char *default_args;
+    /*
+     * Upstream's --generate-script (with execution "script" only): write a
+     * starter Python script at <project_root>/<generated_script_path>
+     * (NULL: box-entrypoints/<boxId>/<targetId>/entrypoint.py; a path of
+     * 5.2's form, else SC_E_UNSAFE_PATH) and declare it: localFiles gets
+     * {sourcePath, relativePath: script} (no sha256: it is there to be
+     * edited) and selfTest.files gets script.  An existing file there is
+     * SC_E_SCROLL_EXISTS; the script is created exclusively, and removed
+     * again with the directories made for it when the scroll is not written.
+     */
+    int generate_script;
+    const char *generated_script_path; /* only with generate_script */
+    const char *project_root;    /* required with generate_script */
+    char **generated_script_out; /* may be NULL: the script's path written (caller frees) */
 } sc_new_scroll_options;
 
 /*

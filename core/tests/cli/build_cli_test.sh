@@ -145,6 +145,45 @@ check signer-missing 1 "$sc" build hello-box/linux-x86_64-cpu --environment-pref
     --signer-command "$tmp/no-signer" --public-key "$trust"
 expect_in signer-missing-code "$tmp/err" "error[signer-failed]"
 
+# ---- --private-key (upstream's): a pair kept outside the keys directory ------------
+ci=$tmp/ci-secrets
+check ci-keygen 0 "$sc" keygen --key-id ci-2026 --private-key "$ci/release.pem" \
+    --public-key "$ci/release.json"
+rm -rf "$dist"
+# its private key with the keys directory's public file: not one pair, nothing built
+check private-key-other-pair 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --private-key "$ci/release.pem"
+expect_in private-key-other-pair-code "$tmp/err" "error[invalid-key]"
+expect_in private-key-other-pair-remedy "$tmp/err" "--public-key FILE"
+expect private-key-other-pair-nothing test ! -e "$dist"
+check private-key-missing 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --private-key "$ci/none.pem" --public-key "$ci/release.json"
+expect_in private-key-missing-code "$tmp/err" "error[io-error]"
+expect_in private-key-missing-names "$tmp/err" "$ci/none.pem"
+expect_in private-key-missing-remedy "$tmp/err" "scrollcase keygen"
+printf 'not a key\n' >"$tmp/bad.pem"
+check private-key-malformed 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --private-key "$tmp/bad.pem" --public-key "$ci/release.json"
+expect_in private-key-malformed-code "$tmp/err" "error[invalid-key]"
+mkfifo "$tmp/fifo.pem"
+check private-key-fifo 1 timeout 20 "$sc" build hello-box/linux-x86_64-cpu \
+    --environment-prefix "$prefix" --private-key "$tmp/fifo.pem" --public-key "$ci/release.json"
+expect_in private-key-fifo-code "$tmp/err" "error[io-error]"
+check private-key-with-signer 2 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --private-key "$ci/release.pem" --signer-command "$tmp/signer.sh"
+expect_in private-key-with-signer-says "$tmp/err" "--private-key is for local signing"
+expect private-key-refusals-nothing test ! -e "$dist"
+# the pair given: the box is signed by ci-2026 (a relative --private-key, from the current directory)
+cp "$ci/release.pem" "$ws/.scrollcase/ci.pem"
+check private-key-build 0 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --private-key .scrollcase/ci.pem --public-key "$ci/release.json" --key-id ci-2026 --json
+ci_rel=$(ls "$dist"/boxes/hello-box/1.0.0/linux-x86_64-cpu/*.release.json)
+check private-key-verifies 0 "$sc" verify "$ci_rel" --trust "$ci/release.json" --json
+expect private-key-signed-by python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["signingKeyIds"] == ["ci-2026"]' "$tmp/out"
+check private-key-not-workspace-key 1 "$sc" verify "$ci_rel" --trust "$trust"
+check private-key-prepare 0 "$sc" prepare "$ci_rel" "$tmp/ci-prepared" --trust "$ci/release.json"
+
 check help 0 "$sc" build --help
 expect_in help-usage "$tmp/out" "usage: scrollcase build"
 

@@ -168,6 +168,21 @@ def scenario(tmp):
       "--asset-base-url", "https://boxes.example.test/")
     J("exists", "new scroll", 1, "--box-id", "hello-box", "--target", "linux-x86_64-cpu",
       "--source-revision", "test", code="scroll-exists")
+    # upstream's --generate-script: the starter's path beside the scroll
+    doc = J("generate-script", "new scroll", 0, "--box-id", "gen-box", "--target",
+            "linux-x86_64-cpu", "--source-revision", "test", "--execution", "script",
+            "--generate-script", "--generated-script-path", "gen/main.py",
+            "--default-args", '["-v"]')
+    note("new scroll generatedScriptPath",
+         bool(doc) and doc.get("generatedScriptPath") == os.path.join(ws, "gen", "main.py"))
+    J("generate-script-exists", "new scroll", 1, "--box-id", "gen-box2", "--target",
+      "linux-x86_64-cpu", "--source-revision", "test", "--execution", "script",
+      "--generate-script", "--generated-script-path", "gen/main.py", code="scroll-exists")
+    J("default-args-not-json", "new scroll", 2, "--box-id", "gen-box2", "--target",
+      "linux-x86_64-cpu", "--source-revision", "test", "--execution", "module", "--module",
+      "m", "--default-args", "-v", code="usage")
+    shutil.rmtree(os.path.join(ws, "scrolls", "gen-box"))
+    shutil.rmtree(os.path.join(ws, "gen"))
     os.makedirs(os.path.join(ws, "app"))
     shutil.copy(os.path.join(src, "examples", "workspace", "app", "hello.py"),
                 os.path.join(ws, "app", "hello.py"))
@@ -279,6 +294,18 @@ def scenario(tmp):
       code="invalid-manifest")
     J("inventory", "sign", 0, manifest, "--out", os.path.join(tmp, "c.signed.json"))
     J("not-a-manifest", "sign", 1, trust, code="invalid-manifest")
+    # upstream's --private-key: the pair written to chosen paths by keygen above
+    out = os.path.join(tmp, "p.signed.json")
+    doc = J("private-key", "sign", 0, manifest, "--out", out, "--private-key", priv,
+            "--public-key", pub)
+    note("sign --private-key wrote the envelope", bool(doc) and os.path.isfile(out))
+    J("private-key-missing", "sign", 1, manifest, "--out", out + "2", "--private-key",
+      os.path.join(elsewhere, "none.pem"), "--public-key", pub, code="io-error")
+    J("private-key-not-this-pair", "sign", 1, manifest, "--out", out + "2", "--private-key",
+      priv, code="invalid-key")
+    J("private-key-with-signer", "sign", 2, manifest, "--private-key", priv,
+      "--signer-command", "/bin/cat", code="usage")
+    note("sign --private-key refusals wrote nothing", not os.path.exists(out + "2"))
 
     # the consumer
     doc = J("archive", "verify", 0, rel, "--trust", trust)

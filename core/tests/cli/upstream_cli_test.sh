@@ -36,6 +36,7 @@ echo 'print("hi")' >app/main.py
 check init-no-example 0 "$sc" init --no-example --no-install-toolchain
 expect init-no-example-none test ! -e "$ws/scrolls/example-box"
 check init-contradiction 2 "$sc" init --example --no-example
+check init-no-templates 0 "$sc" help --parse-only -- init --no-templates
 T=linux-x86_64-cpu
 S=$ws/scrolls/demo/$T/scroll.json
 P=$ws/scrolls/demo/$T/pixi.toml
@@ -44,6 +45,42 @@ check new-upstream 0 "$sc" new scroll --box-id demo --target $T --source-revisio
 expect_in new-runtime-id "$S" '"runtimeId": "cpython"'
 expect_in new-scroll-version "$S" '"scrollVersion": "2.1.0"'
 expect_in new-execution "$S" '"kind": "python-script"'
+
+# ---- new scroll --default-args, --generate-script (upstream's) -------------------------
+G=$ws/scrolls/gen/$T/scroll.json
+check new-generate 0 "$sc" new scroll --box-id gen --target $T --source-revision abc \
+    --execution python-script --generate-script --default-args '["--port", "8080"]'
+expect_in new-generate-says "$tmp/out" "wrote $ws/box-entrypoints/gen/$T/entrypoint.py"
+expect new-generate-script test -f "$ws/box-entrypoints/gen/$T/entrypoint.py"
+expect new-generate-runs /usr/bin/python3 "$ws/box-entrypoints/gen/$T/entrypoint.py" x
+expect_in new-generate-source "$G" "\"sourcePath\": \"box-entrypoints/gen/$T/entrypoint.py\""
+expect_in new-generate-script-member "$G" '"script": "entrypoint.py"'
+expect_in new-generate-default-args "$G" '"--port",'
+check new-generate-loads 0 "$sc" scroll check gen/$T
+check new-generate-again 1 "$sc" new scroll --box-id gen2 --target $T --source-revision abc \
+    --execution script --generate-script --generated-script-path "box-entrypoints/gen/$T/entrypoint.py"
+expect_in new-generate-again-code "$tmp/err" "error[scroll-exists]"
+expect new-generate-again-nothing test ! -e "$ws/scrolls/gen2"
+check new-script-destination 0 "$sc" new scroll --box-id dest --target $T --source-revision abc \
+    --execution script --generate-script --generated-script-path src/serve.py \
+    --script-destination bin/serve.py
+expect_in new-script-destination-member "$ws/scrolls/dest/$T/scroll.json" '"script": "bin/serve.py"'
+expect new-script-destination-source test -f "$ws/src/serve.py"
+check new-script-destination-twice 2 "$sc" new scroll --box-id dest2 --target $T \
+    --source-revision abc --execution script --script a.py --script-destination b.py
+check new-default-args-not-json 2 "$sc" new scroll --box-id da --target $T --source-revision abc \
+    --execution module --module m --default-args --port
+expect_in new-default-args-not-json-says "$tmp/err" "--default-args --port is not a JSON array"
+check new-default-args-no-execution 2 "$sc" new scroll --box-id da --target $T \
+    --source-revision abc --default-args '[]'
+check new-generate-module 2 "$sc" new scroll --box-id da --target $T --source-revision abc \
+    --execution module --module m --generate-script
+check new-generated-path-alone 2 "$sc" new scroll --box-id da --target $T --source-revision abc \
+    --execution script --script a.py --generated-script-path a.py
+check new-generated-path-unsafe 1 "$sc" new scroll --box-id da --target $T --source-revision abc \
+    --execution script --generate-script --generated-script-path ../a.py
+expect_in new-generated-path-unsafe-code "$tmp/err" "error[unsafe-path]"
+expect new-default-args-refused-nothing test ! -e "$ws/scrolls/da" -a ! -e "$tmp/a.py"
 
 # ---- new scroll --min-* (upstream's host constraints) -> compatibility ----------------
 C=linux-x86_64-cuda12.4
@@ -102,6 +139,7 @@ long=$(printf 'n%.0s' {1..250}) # the temporary file beside it cannot be named
 check keygen-paths-second-fails 1 "$sc" keygen --private-key "$kd/fresh/p.pem" \
     --public-key "$kd/fresh2/$long"
 expect keygen-paths-second-fails-nothing test ! -e "$kd/fresh" -a ! -e "$kd/fresh2"
+expect_in keygen-paths-second-fails-says "$tmp/err" "give a name of at most 243 bytes"
 check keygen-paths-force-fails 1 "$sc" keygen --force --private-key "$kd/secret/release.pem" \
     --public-key "$kd/trust/$long"
 expect keygen-paths-force-fails-old-back cmp -s "$tmp/before.pem" "$kd/secret/release.pem"
@@ -112,8 +150,53 @@ expect keygen-paths-force-replaced test "$(cat "$tmp/before.pem")" != "$(cat "$k
 check keygen-public-only 0 "$sc" keygen --public-key "$kd/only-public.json" --json
 expect_in keygen-public-only-private "$tmp/out" \
     "\"privateKeyPath\": \"$ws/.scrollcase/keys/signing-private.pem\""
-check keygen-sign-still-refuses-private-key 2 "$sc" help --parse-only -- sign f.json \
-    --private-key p.pem
+
+# ---- sign --private-key (upstream's): sign with the key at FILE -----------------------
+cat >"$tmp/channel.json" <<'JSON'
+{"schemaVersion": 3, "kind": "scrollcase.box.channel", "channel": "beta", "boxId": "hello-box",
+ "target": {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"},
+ "updatedAt": "2026-11-29T00:00:00Z", "cohortSalt": "3e9fe864d2bc307ed272ead85cd3f2b2",
+ "releases": [{"version": "1.0.0", "releaseManifestUrl": "https://example.invalid/b.release.json",
+               "rolloutPercentage": 100}]}
+JSON
+check sign-private-key 0 "$sc" sign "$tmp/channel.json" --out "$tmp/ch.signed.json" \
+    --private-key "$kd/secret/release.pem" --public-key "$kd/trust/release.json"
+kid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["keyId"])' "$kd/trust/release.json")
+check sign-private-key-verifies 0 "$sc" verify-document "$tmp/ch.signed.json" \
+    --trust "$kd/trust/release.json" --expect channel
+expect_in sign-private-key-signed-by "$tmp/out" "signed-by $kid"
+check sign-private-key-not-other-trust 1 "$sc" verify-document "$tmp/ch.signed.json" \
+    --trust "$kd/only-public.json"
+# a relative FILE is taken from the current directory; the keys directory's private file
+# (from keygen-public-only) is not the one used
+(cd "$kd/secret" && "$sc" --project-root "$ws" sign "$tmp/channel.json" --out "$tmp/rel.signed.json" \
+    --private-key release.pem --public-key ../trust/release.json >"$tmp/out" 2>"$tmp/err")
+expect sign-private-key-relative test -s "$tmp/rel.signed.json"
+check sign-private-key-relative-verifies 0 "$sc" verify-document "$tmp/rel.signed.json" \
+    --trust "$kd/trust/release.json"
+# the keys directory's public file with another pair's private key
+mkdir -p "$tmp/kd2" && cp "$kd/trust/release.json" "$tmp/kd2/signing-public.json"
+check sign-private-key-other-pair 1 "$sc" --keys-dir "$tmp/kd2" sign "$tmp/channel.json" \
+    --out "$tmp/x.signed.json" --private-key "$ws/.scrollcase/keys/signing-private.pem"
+expect_in sign-private-key-other-pair-code "$tmp/err" "error[invalid-key]"
+check sign-private-key-missing 1 "$sc" sign "$tmp/channel.json" --out "$tmp/x.signed.json" \
+    --private-key "$kd/none.pem" --public-key "$kd/trust/release.json"
+expect_in sign-private-key-missing-code "$tmp/err" "error[io-error]"
+expect_in sign-private-key-missing-remedy "$tmp/err" "scrollcase keygen"
+printf -- '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' >"$tmp/bad.pem"
+check sign-private-key-malformed 1 "$sc" sign "$tmp/channel.json" --out "$tmp/x.signed.json" \
+    --private-key "$tmp/bad.pem" --public-key "$kd/trust/release.json"
+expect_in sign-private-key-malformed-code "$tmp/err" "error[invalid-key]"
+mkfifo "$tmp/fifo.pem"
+check sign-private-key-fifo 1 timeout 20 "$sc" sign "$tmp/channel.json" --out "$tmp/x.signed.json" \
+    --private-key "$tmp/fifo.pem" --public-key "$kd/trust/release.json"
+expect_in sign-private-key-fifo-code "$tmp/err" "error[io-error]"
+check sign-private-key-with-signer 2 "$sc" sign "$tmp/channel.json" --private-key p.pem \
+    --signer-command /bin/cat
+expect_in sign-private-key-with-signer-says "$tmp/err" "--private-key is for local signing"
+expect sign-private-key-refusals-nothing test ! -e "$tmp/x.signed.json"
+check build-takes-private-key 0 "$sc" help --parse-only -- build --private-key p.pem
+check build-private-key-not-with-signer 2 "$sc" build --private-key p.pem --signer-command s
 
 # ---- add dep --from-requirements ---------------------------------------------------
 cat >requirements.txt <<'REQ'
@@ -149,6 +232,11 @@ expect_in verify-default-trust-file "$tmp/err" "$ws/.scrollcase/keys/signing-pub
 check run-default-trust 1 "$sc" run "$tmp/none.release.json"
 expect_in run-default-trust-file "$tmp/err" "$ws/.scrollcase/keys/signing-public.json"
 check prepare-still-needs-trust 2 "$sc" prepare "$tmp/none.release.json" "$tmp/d"
+
+# ---- docs/cli.md's table of upstream's spellings agrees with the option table ----------
+"$sc" help --commands-json >"$tmp/commands.json"
+check upstream-table-agrees 0 python3 "$src/core/tests/cli/upstream_table.py" "$tmp/commands.json" \
+    "$src/docs/cli.md"
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
