@@ -174,6 +174,9 @@ typedef struct ptree {
     size_t mask;
 } ptree;
 
+/* A tree for n nodes at first; it grows (doubling, rehashing) past that,
+ * so that the bound the caller knows (entries + slashes, mostly repeated
+ * prefixes) need not be allocated, nor its pages touched, up front. */
 static int ptree_init(ptree *t, size_t n)
 {
     size_t cap = 16;
@@ -187,6 +190,36 @@ static int ptree_init(ptree *t, size_t n)
     return t->nodes != NULL && t->slots != NULL;
 }
 
+/* Room for one more node with the table at most half full; 0 when out of memory. */
+static int ptree_grow(ptree *t)
+{
+    if (t->count == t->cap) {
+        if (t->cap > SIZE_MAX / 2 / sizeof *t->nodes)
+            return 0;
+        pnode *nn = realloc(t->nodes, t->cap * 2 * sizeof *t->nodes);
+        if (nn == NULL)
+            return 0;
+        t->nodes = nn;
+        t->cap *= 2;
+    }
+    if ((t->count + 1) * 2 > t->mask + 1) {
+        size_t cap = (t->mask + 1) * 2;
+        size_t *ns = calloc(cap, sizeof *ns);
+        if (ns == NULL)
+            return 0;
+        for (size_t k = 0; k < t->count; k++) {
+            size_t i = (size_t)t->nodes[k].hash & (cap - 1);
+            while (ns[i] != 0)
+                i = (i + 1) & (cap - 1);
+            ns[i] = k + 1;
+        }
+        free(t->slots);
+        t->slots = ns;
+        t->mask = cap - 1;
+    }
+    return 1;
+}
+
 static void ptree_free(ptree *t)
 {
     free(t->nodes);
@@ -197,7 +230,7 @@ static void ptree_free(ptree *t)
 }
 
 /* The node (parent, seg), created when create and absent; NODE_NONE when
- * absent (or when the tree is full, which the caller's sizing excludes). */
+ * absent (or, creating, when out of memory). */
 static size_t ptree_step(ptree *t, size_t parent, const char *seg, size_t len, int create)
 {
     uint64_t h = 1469598103934665603ull ^ ((uint64_t)parent * 0x9E3779B97F4A7C15ull);
@@ -216,8 +249,15 @@ static size_t ptree_step(ptree *t, size_t parent, const char *seg, size_t len, i
             return v - 1;
         i = (i + 1) & t->mask;
     }
-    if (!create || t->count == t->cap)
+    if (!create)
         return NODE_NONE;
+    if (t->count == t->cap || (t->count + 1) * 2 > t->mask + 1) {
+        if (!ptree_grow(t))
+            return NODE_NONE;
+        i = (size_t)h & t->mask;
+        while (t->slots[i] != 0)
+            i = (i + 1) & t->mask;
+    }
     pnode *n = &t->nodes[t->count];
     n->parent = parent;
     n->seg = seg;
@@ -245,11 +285,34 @@ static size_t ptree_find(ptree *t, const char *s, size_t len)
 }
 
 /* Enter s into the tree: chain[j] is the node of the j-th '/'-prefix, the
- * last one (chain[*n - 1]) that of s itself.  Nodes are created unmarked. */
-static int ptree_enter(ptree *t, const char *s, size_t len, size_t *chain, size_t *n)
+ * last one (chain[*n - 1]) that of s itself.  Nodes are created unmarked.
+ * On entry chain[0 .. *n) may hold the chain of prev (prev_len bytes; NULL
+ * and *n == 0 when none): the '/'-prefixes s shares with prev are taken from
+ * it instead of being walked again, so that a run of paths in one directory
+ * (the central directory's usual order) costs a step each, not a step per
+ * segment. */
+static int ptree_enter(ptree *t, const char *s, size_t len, const char *prev, size_t prev_len,
+                       size_t *chain, size_t *n)
 {
-    size_t node = NODE_NONE, pos = 0, m = 0;
-    for (size_t k = 0; k <= len; k++) {
+    size_t node = NODE_NONE, pos = 0, m = 0, start = 0;
+    if (prev != NULL && *n > 0) {
+        /* The longest common run of whole segments, ending before a '/' in both. */
+        size_t lim = len < prev_len ? len : prev_len, segs = 0, k = 0;
+        for (; k < lim && s[k] == prev[k]; k++) {
+            if (s[k] == '/') {
+                segs++;
+                pos = k + 1;
+            }
+        }
+        if (segs > 0 && segs < *n) {
+            m = segs;
+            node = chain[m - 1];
+            start = pos;
+        } else {
+            pos = 0;
+        }
+    }
+    for (size_t k = start; k <= len; k++) {
         if (k < len && s[k] != '/')
             continue;
         node = ptree_step(t, node, s + pos, k - pos, 1);
@@ -981,10 +1044,11 @@ static sc_code collide(sc_error *err, const sc_zip *z, const sc_zip_entry *e, co
  */
 static sc_code check_collisions(sc_zip *z, ptree *folded, size_t *chain, sc_error *err)
 {
+    size_t n = 0; /* chain[0 .. n): the previous entry's */
     for (size_t i = 0; i < z->count; i++) {
         const sc_zip_entry *e = &z->entries[i];
-        size_t n = 0;
-        if (!ptree_enter(folded, z->folded[i], e->path_len, chain, &n))
+        if (!ptree_enter(folded, z->folded[i], e->path_len, i > 0 ? z->folded[i - 1] : NULL,
+                         i > 0 ? z->entries[i - 1].path_len : 0, chain, &n))
             return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         pnode *self = &folded->nodes[chain[n - 1]];
         if (self->entry != NODE_NONE) {
@@ -1215,7 +1279,6 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         goto done;
     }
-    size_t slashes = 0;
     for (uint64_t i = 0; i < ei.entries; i++) {
         sc_zip_entry *e = &z->entries[i];
         z->count = (size_t)i + 1; /* so close() frees what this entry holds */
@@ -1234,7 +1297,6 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
             if (c == '/')
                 parts++;
         }
-        slashes += parts - 1;
         if (parts > max_parts)
             max_parts = parts;
         if (e->type == SC_ZIP_LINK) {
@@ -1248,19 +1310,21 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
         goto done;
     chain = malloc(max_parts * sizeof *chain);
     if (chain == NULL || !table_init(&z->exact, z->count) ||
-        !ptree_init(&folded, z->count + slashes) || !ptree_init(&exact_tree, z->count + slashes)) {
+        !ptree_init(&folded, z->count + z->count / 4 + 16) ||
+        !ptree_init(&exact_tree, z->count + z->count / 4 + 16)) {
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         goto done;
     }
     rc = check_collisions(z, &folded, chain, err);
     if (rc != SC_OK)
         goto done;
+    size_t n = 0; /* chain[0 .. n): the previous entry's */
     for (size_t i = 0; i < z->count; i++) {
         const sc_zip_entry *e = &z->entries[i];
         int fresh;
         table_put(&z->exact, e->path, e->path_len, i, &fresh);
-        size_t n = 0;
-        if (!ptree_enter(&exact_tree, e->path, e->path_len, chain, &n)) {
+        if (!ptree_enter(&exact_tree, e->path, e->path_len, i > 0 ? z->entries[i - 1].path : NULL,
+                         i > 0 ? z->entries[i - 1].path_len : 0, chain, &n)) {
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
             goto done;
         }
