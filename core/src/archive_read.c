@@ -333,7 +333,8 @@ struct sc_zip {
     uint64_t file_size;
     uint64_t cd_offset;    /* the central directory starts here; data ends here */
     sc_zip_entry *entries;
-    char **folded;         /* ASCII-folded copy of each entry's path */
+    char **folded;         /* ASCII-folded copy of each entry's path, in folded_buf */
+    char *folded_buf;      /* one block for all of them (owned) */
     size_t count;
     uint64_t total;
     table exact;           /* exact normalised path -> index */
@@ -1273,9 +1274,13 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
     rc = parse_central(z, cd, (size_t)ei.cd_size, ei.entries, raws, err);
     if (rc != SC_OK)
         goto done;
+    size_t folded_room = 1, folded_used = 0;
+    for (uint64_t i = 0; i < ei.entries; i++)
+        folded_room += raws[i].name_len + 1; /* within the central directory's size */
     z->entries = calloc((size_t)ei.entries + 1, sizeof *z->entries);
     z->folded = calloc((size_t)ei.entries + 1, sizeof *z->folded);
-    if (z->entries == NULL || z->folded == NULL) {
+    z->folded_buf = malloc(folded_room);
+    if (z->entries == NULL || z->folded == NULL || z->folded_buf == NULL) {
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         goto done;
     }
@@ -1285,11 +1290,13 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
         rc = classify(z, &raws[i], e, err);
         if (rc != SC_OK)
             goto done;
-        z->folded[i] = malloc(e->path_len + 1);
-        if (z->folded[i] == NULL) {
+        /* A normalised path is never longer than its raw name. */
+        if (e->path_len > raws[i].name_len || e->path_len + 1 > folded_room - folded_used) {
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
             goto done;
         }
+        z->folded[i] = z->folded_buf + folded_used;
+        folded_used += e->path_len + 1;
         size_t parts = 1;
         for (size_t k = 0; k <= e->path_len; k++) {
             char c = e->path[k];
@@ -1864,10 +1871,10 @@ void sc_zip_close(sc_zip *z)
     for (size_t i = 0; i < z->count; i++) {
         free(z->entries ? z->entries[i].path : NULL);
         free(z->entries ? z->entries[i].link_target : NULL);
-        free(z->folded ? z->folded[i] : NULL);
     }
     free(z->entries);
     free(z->folded);
+    free(z->folded_buf);
     table_free(&z->exact);
     if (z->fd >= 0)
         close(z->fd);
