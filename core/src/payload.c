@@ -182,7 +182,13 @@ static sc_code check_collisions(const sc_payload_list *list, sc_error *err)
                             "out of memory checking payload paths for collisions");
     for (size_t i = 0; i < list->count; i++)
         v[i] = &list->entries[i];
-    qsort(v, list->count, sizeof *v, entry_ptr_folded_cmp);
+    /* Lists are written in byte order, which for the usual lower-case paths
+     * is folded order too: one pass finds that and skips the sort. */
+    size_t sorted = 1;
+    while (sorted < list->count && entry_ptr_folded_cmp(&v[sorted - 1], &v[sorted]) <= 0)
+        sorted++;
+    if (sorted < list->count)
+        qsort(v, list->count, sizeof *v, entry_ptr_folded_cmp);
     sc_code c = SC_OK;
     for (size_t i = 1; i < list->count; i++) {
         if (folded_cmp(v[i - 1]->path, v[i - 1]->path_len, v[i]->path, v[i]->path_len) == 0) {
