@@ -12,6 +12,7 @@
 #include "commands.h"
 
 #include "args.h"
+#include "progress.h"
 #include "show.h"
 
 #include <signal.h>
@@ -223,6 +224,38 @@ static int report_audit(sc_audit_report *rep, sc_json *out)
     return 0;
 }
 
+/*
+ * The step line of an archive about to be read: its size on disk (stat),
+ * and the size the release signs beside it, labelled, when they differ —
+ * never the signed size as if it were the file's.
+ */
+static void archive_step(sc_cli_progress *shown, const char *step, const char *archive,
+                         const char *dest, const sc_release *rel)
+{
+    char real[64], signed_size[64], sizes[160], detail[4096];
+    struct stat st;
+    sc_progress_human_size(rel->archive_size, signed_size, sizeof signed_size);
+    if (stat(archive, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(sizes, sizeof sizes, "the release signs %s", signed_size);
+    } else {
+        sc_progress_human_size((uint64_t)st.st_size, real, sizeof real);
+        if ((uint64_t)st.st_size == rel->archive_size)
+            snprintf(sizes, sizeof sizes, "%s", real);
+        else
+            snprintf(sizes, sizeof sizes, "%s; the release signs %s", real, signed_size);
+    }
+    snprintf(detail, sizeof detail, "%s (%s)%s%s", archive, sizes, dest ? " into " : "",
+             dest ? dest : "");
+    sc_cli_progress_step(shown, step, detail);
+}
+
+/* An error line, on a line of its own after an open bar. */
+static int report_after(sc_cli_progress *shown, sc_error *err)
+{
+    sc_cli_progress_break(shown);
+    return sc_cli_report(err);
+}
+
 static int cmd_verify(sc_cli_args *a)
 {
     if (a->npositional != 1)
@@ -241,21 +274,28 @@ static int cmd_verify(sc_cli_args *a)
         return jrc;
     sc_trust trust;
     sc_release rel;
+    sc_cli_progress shown;
+    if ((trc = sc_cli_progress_open(&shown, a)) != 0)
+        return trc;
+    bo.progress = sc_cli_progress_event;
+    bo.progress_ctx = &shown;
     int rc = open_release(a, &trust, &rel);
-    if (rc != 0)
+    if (rc != 0) {
+        sc_cli_progress_close(&shown);
         return rc;
+    }
     sc_error err;
     sc_json *out = NULL;
     if (extracted != NULL) {
         sc_extracted_report rep;
-        fprintf(stderr, "scrollcase: checking the extracted tree %s\n", extracted);
+        sc_cli_progress_step(&shown, "checking", extracted);
         sc_audit_report audit;
         memset(&audit, 0, sizeof audit);
         if (sc_box_verify_extracted_with(&rel, extracted, NULL, 0, 0, &bo, &rep, &err) != SC_OK) {
-            rc = sc_cli_report(&err);
+            rc = report_after(&shown, &err);
         } else if ((sc_cli_has(a, OPT_AUDIT)) &&
                    sc_box_audit_extracted(&rel, extracted, &audit, &err) != SC_OK) {
-            rc = sc_cli_report(&err);
+            rc = report_after(&shown, &err);
         } else if ((sc_cli_has(a, OPT_AUDIT)) && audit.errors > 0) {
             rc = report_audit(&audit, NULL);
         } else if (json) {
@@ -291,21 +331,20 @@ static int cmd_verify(sc_cli_args *a)
     char *archive = NULL;
     if ((rc = archive_path(a, &rel, &archive)) != 0)
         goto done;
-    fprintf(stderr, "scrollcase: checking %s (%llu bytes)\n", archive,
-            (unsigned long long)rel.archive_size);
+    archive_step(&shown, "checking", archive, NULL, &rel);
     sc_box_report rep;
     if (sc_box_verify_with(&rel, archive, &bo, &rep, &err) != SC_OK) {
-        rc = sc_cli_report(&err);
+        rc = report_after(&shown, &err);
         free(archive);
         goto done;
     }
     int self_test = (sc_cli_has(a, OPT_SELF_TEST)) != 0;
     if (self_test) {
         sc_box_prepare_signal_cleanup();
-        fprintf(stderr, "scrollcase: self-test of %s\n", rel.target_id);
+        sc_cli_progress_step(&shown, "self-test", rel.target_id);
         if (sc_box_self_test_with(&rel, archive, sc_cli_value(a, OPT_TMPDIR), NULL, &bo, &err) !=
             SC_OK) {
-            rc = sc_cli_report(&err);
+            rc = report_after(&shown, &err);
             free(archive);
             goto done;
         }
@@ -314,10 +353,10 @@ static int cmd_verify(sc_cli_args *a)
     memset(&audit, 0, sizeof audit);
     if (sc_cli_has(a, OPT_AUDIT)) {
         sc_box_prepare_signal_cleanup();
-        fprintf(stderr, "scrollcase: CUDA ABI audit of the payload's conda-meta records\n");
+        sc_cli_progress_step(&shown, "audit", "CUDA ABI audit of the payload's conda-meta records");
         if (sc_box_audit_archive(&rel, archive, sc_cli_value(a, OPT_TMPDIR), &audit, &err) !=
             SC_OK) {
-            rc = sc_cli_report(&err);
+            rc = report_after(&shown, &err);
         } else if (audit.errors > 0) {
             rc = report_audit(&audit, NULL);
         }
@@ -361,6 +400,7 @@ static int cmd_verify(sc_cli_args *a)
     sc_audit_report_free(&audit);
     free(archive);
 done:
+    sc_cli_progress_close(&shown);
     sc_release_free(&rel);
     sc_trust_free(&trust);
     return rc;
@@ -382,20 +422,31 @@ static int cmd_prepare(sc_cli_args *a)
     sc_box_prepare_signal_cleanup();
     sc_trust trust;
     sc_release rel;
-    int rc = open_release(a, &trust, &rel);
+    sc_cli_progress shown;
+    int rc = sc_cli_progress_open(&shown, a);
     if (rc != 0)
         return rc;
+    if ((rc = open_release(a, &trust, &rel)) != 0) {
+        sc_cli_progress_close(&shown);
+        return rc;
+    }
     char *archive = NULL;
     if ((rc = archive_path(a, &rel, &archive)) == 0) {
         sc_error err;
         sc_receipt r;
-        fprintf(stderr, "scrollcase: preparing %s into %s\n", archive, a->positional[1]);
+        bo.progress = sc_cli_progress_event;
+        bo.progress_ctx = &shown;
+        archive_step(&shown, "preparing", archive, a->positional[1], &rel);
         if (sc_box_prepare_with(&rel, archive, a->positional[1], &bo, &r, &err) != SC_OK) {
+            sc_cli_progress_close(&shown);
             rc = sc_cli_report(&err);
         } else {
+            sc_cli_progress_close(&shown);
             print_receipt(&r, (sc_cli_has(a, OPT_JSON)) != 0);
             sc_receipt_free(&r);
         }
+    } else {
+        sc_cli_progress_close(&shown);
     }
     free(archive);
     sc_release_free(&rel);
@@ -460,8 +511,7 @@ static void stdout_back(int saved)
 
 static void on_prepared(void *ctx, const sc_receipt *r)
 {
-    (void)ctx;
-    fprintf(stderr, "scrollcase: prepared %s\n", r->root);
+    sc_cli_progress_step(ctx, "prepared", r->root);
 }
 
 static int cmd_run(sc_cli_args *a)
@@ -511,6 +561,7 @@ static int cmd_run(sc_cli_args *a)
     memset(&res, 0, sizeof res);
     sc_code c = SC_OK;
     char *archive = NULL;
+    sc_cli_progress shown; /* the temporary prepare's */
     if (prepared != NULL) {
         struct stat st;
         if (lstat(prepared, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -549,7 +600,8 @@ static int cmd_run(sc_cli_args *a)
                 free(abs);
             }
         }
-    } else if ((rc = archive_path(a, &rel, &archive)) == 0) {
+    } else if ((rc = archive_path(a, &rel, &archive)) == 0 &&
+               (rc = sc_cli_progress_open(&shown, a)) == 0) {
         sc_box_run_options o;
         memset(&o, 0, sizeof o);
         o.tmpdir = sc_cli_value(a, OPT_TMPDIR);
@@ -561,11 +613,15 @@ static int cmd_run(sc_cli_args *a)
         o.reveal = reveal;
         o.forward_signals = 1;
         o.on_prepared = on_prepared;
+        o.ctx = &shown;
+        o.progress = sc_cli_progress_event;
+        o.progress_ctx = &shown;
         sc_box_prepare_signal_cleanup();
-        fprintf(stderr, "scrollcase: preparing %s in a temporary directory\n", archive);
+        sc_cli_progress_step(&shown, "preparing", archive);
         int saved = stdout_to_stderr();
         c = sc_box_run_temporary(&rel, archive, &o, &res, &err);
         stdout_back(saved);
+        sc_cli_progress_close(&shown);
     }
     print_report(res.environment_report);
     if (rc == 0 && c != SC_OK) {
@@ -640,7 +696,8 @@ const sc_cli_command sc_cli_box_commands[] = {
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"}, {OPT_ARCHIVE, NULL}, {OPT_EXTRACTED, NULL},
                     {OPT_REVOCATIONS, NULL}, {OPT_SELF_TEST, NULL}, {OPT_TMPDIR, NULL},
-                    {OPT_AUDIT, NULL}, {OPT_JOBS, JOBS_HELP}, {OPT_JSON, NULL}),
+                    {OPT_AUDIT, NULL}, {OPT_JOBS, JOBS_HELP}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
+                    {OPT_PROGRESS_FD, NULL}),
      NULL, 0, cmd_verify, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"prepare", "consumer", "verify and extract a box to a new directory",
      "Verifies the archive as `verify` does and extracts it to DEST, which must\n"
@@ -653,7 +710,8 @@ const sc_cli_command sc_cli_box_commands[] = {
      "process may use); the tree does not depend on N.\n",
      SC_CLI_OPERANDS({"RELEASE", 1, 0, SC_COMPLETE_FILE}, {"DEST", 1, 0, SC_COMPLETE_DIRECTORY}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_ARCHIVE, NULL}, {OPT_REVOCATIONS, NULL},
-                    {OPT_JOBS, JOBS_HELP}, {OPT_JSON, NULL}),
+                    {OPT_JOBS, JOBS_HELP}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
+                    {OPT_PROGRESS_FD, NULL}),
      NULL, 0, cmd_prepare, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     {"attach", "consumer", "adopt an already-extracted box",
      "Adopts an already-extracted tree DIR (docs/format-v3.md 16.3): DIR is a\n"
@@ -678,7 +736,8 @@ const sc_cli_command sc_cli_box_commands[] = {
      SC_CLI_OPTIONS({OPT_TRUST, "the trust file (default: the workspace's <keys>/signing-public.json)"}, {OPT_ARCHIVE, NULL}, {OPT_PREPARED, NULL},
                     {OPT_ENV, NULL}, {OPT_ENV_REPORT, NULL}, {OPT_ENV_VALUES, NULL},
                     {OPT_TMPDIR, NULL}, {OPT_REVOCATIONS, NULL},
-                    {OPT_JSON, "print the outcome as one JSON document (the box's stdout goes to stderr)"}),
+                    {OPT_JSON, "print the outcome as one JSON document (the box's stdout goes to stderr)"},
+                    {OPT_QUIET, NULL}, {OPT_PROGRESS_FD, NULL}),
      "ARGS", 0, cmd_run, SC_CLI_ALIASES({"--public-key", OPT_TRUST})},
     SC_CLI_END,
 };

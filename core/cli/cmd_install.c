@@ -6,6 +6,7 @@
 #include "commands.h"
 
 #include "args.h"
+#include "progress.h"
 #include "show.h"
 
 #include <stdio.h>
@@ -18,12 +19,26 @@
 #include "scrollcase/json.h"
 #include "scrollcase/trust.h"
 
+/* One download at a time (a document, then the archive): its events. */
+typedef struct install_shown {
+    sc_cli_progress shown;
+    char what[1024];  /* the download the events are about */
+    int finished;     /* its finished event was sent */
+} install_shown;
+
 static void download_progress(void *ctx, const char *what, uint64_t done, uint64_t total)
 {
-    (void)ctx;
-    if (done == 0 || (total > 0 && done == total))
-        fprintf(stderr, "scrollcase: download: %s %llu/%llu bytes\n", what,
-                (unsigned long long)done, (unsigned long long)total);
+    install_shown *s = ctx;
+    if (strcmp(s->what, what) != 0) {
+        snprintf(s->what, sizeof s->what, "%s", what);
+        s->finished = 0;
+    }
+    int finished = total > 0 && done == total;
+    if (s->finished)
+        return;
+    s->finished = finished;
+    sc_progress_event e = {"download", what, done, total, (uint64_t)finished, 1, finished, 0, 0};
+    sc_cli_progress_event(&s->shown, &e);
 }
 
 static int cmd_install(sc_cli_args *a)
@@ -35,11 +50,20 @@ static int cmd_install(sc_cli_args *a)
     sc_error err;
     sc_trust trust;
     memset(&trust, 0, sizeof trust);
-    if (sc_trust_read_file(a->trust, &trust, &err) != SC_OK)
+    install_shown shown;
+    memset(&shown, 0, sizeof shown);
+    int prc = sc_cli_progress_open(&shown.shown, a);
+    if (prc != 0)
+        return prc;
+    if (sc_trust_read_file(a->trust, &trust, &err) != SC_OK) {
+        sc_cli_progress_close(&shown.shown);
         return sc_cli_report(&err);
+    }
     sc_download_options d;
     memset(&d, 0, sizeof d);
     d.progress = download_progress;
+    d.ctx = &shown;
+    sc_box_options bo = {.progress = sc_cli_progress_event, .progress_ctx = &shown.shown};
     sc_install_options o;
     memset(&o, 0, sizeof o);
     o.url = a->positional[0];
@@ -48,8 +72,10 @@ static int cmd_install(sc_cli_args *a)
     o.install_id = a->install_id;
     o.tmpdir = sc_cli_value(a, OPT_TMPDIR);
     o.download = &d;
+    o.box = &bo;
     sc_install_result r;
     sc_code c = sc_install(&o, &r, &err);
+    sc_cli_progress_close(&shown.shown);
     sc_trust_free(&trust);
     int rc = 0;
     if (c != SC_OK) {
@@ -100,7 +126,8 @@ const sc_cli_command sc_cli_install_commands[] = {
      "(docs/schema/cli/install.schema.json).\n",
      SC_CLI_OPERANDS({"URL", 1, 0, SC_COMPLETE_NONE}, {"DEST", 1, 0, SC_COMPLETE_DIRECTORY}),
      SC_CLI_OPTIONS({OPT_TRUST, NULL}, {OPT_INSTALL_ID, "this install's id (a channel's cohort selection)"},
-                    {OPT_TMPDIR, NULL}, {OPT_JSON, NULL}),
+                    {OPT_TMPDIR, NULL}, {OPT_JSON, NULL}, {OPT_QUIET, NULL},
+                    {OPT_PROGRESS_FD, NULL}),
      NULL, 0, cmd_install, NULL},
     SC_CLI_END,
 };

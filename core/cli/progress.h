@@ -39,6 +39,9 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e);
 /* A step line ("scrollcase: <step>: <detail>"), or its JSON event. */
 void sc_cli_progress_step(sc_cli_progress *p, const char *step, const char *detail);
 
+/* End an open bar line (before an error line, say). */
+void sc_cli_progress_break(sc_cli_progress *p);
+
 /* End an open bar line; close --progress-fd. */
 void sc_cli_progress_close(sc_cli_progress *p);
 

@@ -34,6 +34,7 @@
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 #include "iobuf_internal.h"
+#include "progress_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -344,6 +345,7 @@ struct sc_zip {
     unsigned char *win;
     uint64_t win_off;
     size_t win_len, win_size;
+    sc_progress_meter *meter; /* while extracting: entries written; else NULL */
 };
 
 static uint16_t rd16(const unsigned char *p)
@@ -1487,11 +1489,13 @@ sc_code sc_zip_read(sc_zip *z, const sc_zip_entry *e, size_t max, char **bytes, 
 typedef struct fdsink {
     int fd;
     const char *path;
+    sc_progress_meter *meter;
 } fdsink;
 
 static sc_code fd_sink(void *ctx, const unsigned char *p, size_t n, sc_error *err)
 {
     fdsink *s = ctx;
+    sc_progress_meter_add(s->meter, s->path, n, 0);
     while (n > 0) {
         ssize_t w = write(s->fd, p, n);
         if (w < 0) {
@@ -1674,12 +1678,14 @@ static void xfail(xpool *p, size_t i, sc_code c, const sc_error *err)
 static sc_code write_file_data(sc_zip *z, const sc_zip_entry *e, int fd, const char *full,
                                sc_error *err)
 {
-    fdsink s = {fd, full};
+    fdsink s = {fd, full, z->meter};
     sc_code rc = stream_entry(z, e, fd_sink, &s, err);
     if (close(fd) != 0 && rc == SC_OK) {
         int en = errno;
         rc = sc_error_set(err, SC_E_IO, full, "%s: cannot close: %s", full, strerror(en));
     }
+    if (rc == SC_OK)
+        sc_progress_meter_add(z->meter, e->path, 0, 1);
     return rc;
 }
 
@@ -1736,9 +1742,11 @@ static sc_code extract_one(sc_zip *z, dirstack *st, const char *dir, const sc_zi
         if (fd < 0)
             return io_fail(err, dir, e->path, "create directory");
         close(fd);
+        sc_progress_meter_add(z->meter, e->path, 0, 1);
     } else if (e->type == SC_ZIP_LINK) {
         if (symlinkat(e->link_target, cur, seg) != 0)
             return io_fail(err, dir, e->path, "create link");
+        sc_progress_meter_add(z->meter, e->path, e->size, 1);
     } else {
         unsigned mode = e->mode ? e->mode : 0644;
         int fd = openat(cur, seg, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -1773,9 +1781,33 @@ sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err)
 
 sc_code sc_zip_extract_with(sc_zip *z, const char *dir, unsigned jobs, sc_error *err)
 {
+    sc_zip_extract_options o;
+    memset(&o, 0, sizeof o);
+    o.jobs = jobs;
+    return sc_zip_extract_opts(z, dir, &o, err);
+}
+
+static sc_code extract_all(sc_zip *z, const char *dir, unsigned jobs, sc_error *err);
+
+sc_code sc_zip_extract_opts(sc_zip *z, const char *dir, const sc_zip_extract_options *o,
+                            sc_error *err)
+{
     sc_error_clear(err);
     if (z == NULL || dir == NULL)
         return sc_error_set(err, SC_E_USAGE, dir, "sc_zip_extract: missing argument");
+    sc_progress_meter meter;
+    sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
+                            o != NULL ? o->progress_ctx : NULL, "extract", dir, z->total,
+                            z->count);
+    z->meter = meter.open ? &meter : NULL;
+    sc_code rc = extract_all(z, dir, o != NULL ? o->jobs : 0, err);
+    z->meter = NULL;
+    sc_progress_meter_end(&meter, rc == SC_OK);
+    return rc;
+}
+
+static sc_code extract_all(sc_zip *z, const char *dir, unsigned jobs, sc_error *err)
+{
     dirstack st = {-1, NULL, NULL, NULL, 0};
     st.root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (st.root < 0)

@@ -30,6 +30,7 @@
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 #include "iobuf_internal.h"
+#include "progress_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -94,6 +95,7 @@ typedef struct aw_out {
     unsigned char *buf;
     size_t used;
     uint64_t total;
+    sc_progress_meter *meter; /* entries written, in order, on this thread */
 } aw_out;
 
 static sc_code out_flush(aw_out *o, sc_error *err)
@@ -612,6 +614,7 @@ static sc_code copy_stored_source(const aw_item *it, aw_out *o, unsigned char *b
             crc = crc_update(crc, buf, (size_t)got);
             left -= (uint64_t)got;
             rc = out_write(o, buf, (size_t)got, err);
+            sc_progress_meter_add(o->meter, it->e->path, (uint64_t)got, 0);
         }
     }
     close(fd);
@@ -664,10 +667,15 @@ static sc_code emit_local(aw_item *it, aw_spool *s, aw_out *o, unsigned char *bu
     if (rc != SC_OK)
         return rc;
     if (it->method == 8)
-        return spool_emit(s, o, buf, e->source != NULL ? e->source : e->path, err);
-    if (e->source != NULL)
-        return copy_stored_source(it, o, buf, err);
-    return out_write(o, e->data, e->data_len, err);
+        rc = spool_emit(s, o, buf, e->source != NULL ? e->source : e->path, err);
+    else if (e->source != NULL)
+        rc = copy_stored_source(it, o, buf, err); /* counts its bytes as it copies */
+    else
+        rc = out_write(o, e->data, e->data_len, err);
+    if (rc == SC_OK)
+        sc_progress_meter_add(o->meter, e->path,
+                              it->method == 0 && e->source != NULL ? 0 : it->usize, 1);
+    return rc;
 }
 
 static sc_code emit_central(const aw_item *it, aw_out *o, sc_error *err)
@@ -914,7 +922,7 @@ sc_code sc_archive_write_with(const sc_archive_entry *entries, size_t n,
     if (rc != SC_OK)
         return rc;
     aw_item *items = calloc(n ? n : 1, sizeof *items);
-    aw_out o = {sink, sc_iobuf_alloc(AW_OUT_BUFFER), 0, 0};
+    aw_out o = {sink, sc_iobuf_alloc(AW_OUT_BUFFER), 0, 0, NULL};
     if (items == NULL || o.buf == NULL) {
         free(items);
         free(o.buf);
@@ -924,6 +932,21 @@ sc_code sc_archive_write_with(const sc_archive_entry *entries, size_t n,
         items[i].e = &entries[i];
     qsort(items, n, sizeof *items, item_cmp);
     unsigned jobs = sc_jobs_resolve(options != NULL ? options->jobs : 0);
+    sc_progress_meter meter;
+    uint64_t bytes = 0;
+    for (size_t i = 0; options != NULL && options->progress != NULL && i < n; i++) {
+        struct stat st;
+        if (entries[i].source == NULL)
+            bytes += entries[i].data_len;
+        else if (entries[i].crc_known)
+            bytes += entries[i].size;
+        else if (stat(entries[i].source, &st) == 0 && S_ISREG(st.st_mode))
+            bytes += (uint64_t)st.st_size; /* only the total of the bar */
+    }
+    sc_progress_meter_start(&meter, options != NULL ? options->progress : NULL,
+                            options != NULL ? options->progress_ctx : NULL, "archive", "",
+                            bytes, n);
+    o.meter = &meter;
     rc = write_entries(items, n, compression == SC_ARCHIVE_DEFLATE, jobs, &o, err);
     uint64_t cd_offset = o.total;
     for (size_t i = 0; i < n && rc == SC_OK; i++)
@@ -932,6 +955,7 @@ sc_code sc_archive_write_with(const sc_archive_entry *entries, size_t n,
         rc = emit_end(n, cd_offset, o.total - cd_offset, &o, err);
     if (rc == SC_OK)
         rc = out_flush(&o, err);
+    sc_progress_meter_end(&meter, rc == SC_OK);
     if (rc == SC_OK && written != NULL)
         *written = o.total;
     free(items);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "box_internal.h"
+#include "progress_internal.h"
 #include "scrollcase/archive_read.h"
 #include "scrollcase/cohort.h"
 #include "scrollcase/execution.h"
@@ -253,7 +254,7 @@ static void *read_ahead_thread(void *arg)
 
 /* Hash fd from the start through the ring; a read error's errno in *read_errno. */
 static sc_code hash_read_ahead(int fd, sc_sha256_ctx *ctx, int *read_errno, int *started,
-                               sc_error *err)
+                               sc_progress_meter *meter, const char *name, sc_error *err)
 {
     read_ahead ra;
     memset(&ra, 0, sizeof ra);
@@ -291,6 +292,7 @@ static sc_code hash_read_ahead(int fd, sc_sha256_ctx *ctx, int *read_errno, int 
         if (empty)
             break; /* done, and everything read is hashed */
         c = sc_sha256_update(ctx, ra.buf + slot * HASH_BUF, ra.len[slot], err);
+        sc_progress_meter_add(meter, name, ra.len[slot], 0);
         pthread_mutex_lock(&ra.mu);
         ra.tail++;
         if (c != SC_OK)
@@ -308,7 +310,8 @@ static sc_code hash_read_ahead(int fd, sc_sha256_ctx *ctx, int *read_errno, int 
 }
 
 /* Hash fd from the start on this thread alone. */
-static sc_code hash_alone(int fd, sc_sha256_ctx *ctx, int *read_errno, sc_error *err)
+static sc_code hash_alone(int fd, sc_sha256_ctx *ctx, int *read_errno,
+                          sc_progress_meter *meter, const char *name, sc_error *err)
 {
     unsigned char *buf = sc_iobuf_alloc(HASH_BUF);
     if (buf == NULL)
@@ -328,13 +331,15 @@ static sc_code hash_alone(int fd, sc_sha256_ctx *ctx, int *read_errno, sc_error 
         if ((c = sc_sha256_update(ctx, buf, (size_t)n, err)) != SC_OK)
             break;
         at += n;
+        sc_progress_meter_add(meter, name, (uint64_t)n, 0);
     }
     free(buf);
     return c;
 }
 
 sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
-                       sc_code mismatch, unsigned jobs, sc_error *err)
+                       sc_code mismatch, unsigned jobs, sc_progress_meter *meter,
+                       sc_error *err)
 {
 #ifdef POSIX_FADV_SEQUENTIAL
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -345,9 +350,9 @@ sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
         return c;
     int read_errno = 0, started = 0;
     if (sc_jobs_resolve(jobs) >= 2)
-        c = hash_read_ahead(fd, &ctx, &read_errno, &started, err);
+        c = hash_read_ahead(fd, &ctx, &read_errno, &started, meter, name, err);
     if (c == SC_OK && !started)
-        c = hash_alone(fd, &ctx, &read_errno, err);
+        c = hash_alone(fd, &ctx, &read_errno, meter, name, err);
     if (c == SC_OK && read_errno != 0)
         c = sc_error_set(err, SC_E_IO, name, "cannot read the archive: %s",
                          strerror(read_errno));
@@ -498,11 +503,19 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
         stat_ns(a->st.st_mtim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS &&
         stat_ns(a->st.st_ctim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS)
         return SC_OK;
-    return sc_box_hash_fd(a->fd, name, r, mismatch, jobs, err);
+    return sc_box_hash_fd(a->fd, name, r, mismatch, jobs, NULL, err);
 }
 
 sc_code sc_box_inspect(const sc_release *r, const char *archive_path, unsigned jobs,
                        sc_box_archive *a, sc_box_report *report, sc_error *err)
+{
+    sc_box_options o = {.jobs = jobs};
+    return sc_box_inspect_with(r, archive_path, &o, a, report, err);
+}
+
+sc_code sc_box_inspect_with(const sc_release *r, const char *archive_path,
+                            const sc_box_options *o, sc_box_archive *a, sc_box_report *report,
+                            sc_error *err)
 {
     a->fd = -1;
     a->zip = NULL;
@@ -538,7 +551,15 @@ sc_code sc_box_inspect(const sc_release *r, const char *archive_path, unsigned j
     }
     a->st = st;
     a->hashed_at_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-    sc_code c = sc_box_hash_fd(fd, archive_path, r, SC_E_ARCHIVE_HASH, jobs, err);
+    sc_progress_meter meter;
+    sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
+                            o != NULL ? o->progress_ctx : NULL, "hash", archive_path,
+                            (uint64_t)st.st_size, 1);
+    sc_code c = sc_box_hash_fd(fd, archive_path, r, SC_E_ARCHIVE_HASH, o != NULL ? o->jobs : 0,
+                               &meter, err);
+    if (c == SC_OK)
+        sc_progress_meter_add(&meter, archive_path, 0, 1);
+    sc_progress_meter_end(&meter, c == SC_OK);
     if (c != SC_OK) {
         close(fd);
         return c;
@@ -586,7 +607,7 @@ sc_code sc_box_verify_with(const sc_release *r, const char *archive_path,
                            const sc_box_options *o, sc_box_report *out, sc_error *err)
 {
     sc_box_archive a;
-    sc_code c = sc_box_inspect(r, archive_path, o != NULL ? o->jobs : 0, &a, out, err);
+    sc_code c = sc_box_inspect_with(r, archive_path, o, &a, out, err);
     if (c == SC_OK)
         sc_box_archive_close(&a);
     return c;

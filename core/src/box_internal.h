@@ -45,12 +45,19 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
 sc_code sc_box_inspect(const sc_release *r, const char *archive_path, unsigned jobs,
                        sc_box_archive *a, sc_box_report *report, sc_error *err);
 
+/* The same with o's jobs and progress (o may be NULL: the defaults). */
+sc_code sc_box_inspect_with(const sc_release *r, const char *archive_path,
+                            const sc_box_options *o, sc_box_archive *a, sc_box_report *report,
+                            sc_error *err);
+
 /* The SHA-256 of the whole descriptor, compared with the release's:
  * mismatch is the code of a difference (archive-hash, archive-changed).
  * With jobs (sc_jobs_resolve) of two or more, a second thread reads ahead
- * while the caller's hashes. */
+ * while the caller's hashes.  meter (may be NULL) counts the bytes hashed. */
+struct sc_progress_meter;
 sc_code sc_box_hash_fd(int fd, const char *name, const sc_release *r,
-                       sc_code mismatch, unsigned jobs, sc_error *err);
+                       sc_code mismatch, unsigned jobs, struct sc_progress_meter *meter,
+                       sc_error *err);
 
 void sc_box_archive_close(sc_box_archive *a);
 

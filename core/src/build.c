@@ -202,7 +202,7 @@ static sc_code run_capture(const char *program, char *const *argv, char *const *
                             strerror(errno));
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     sc_process_spec spec = {program, argv, envp, cwd, devnull, fileno(f), devnull,
-                            GIT_TIMEOUT_SECONDS, 0, 1};
+                            GIT_TIMEOUT_SECONDS, 0, 1, NULL, NULL};
     sc_process_result res;
     sc_code c = sc_process_run(&spec, &res, err);
     if (devnull >= 0)
@@ -578,8 +578,9 @@ static sc_code step_environment(build_ctx *b, sc_error *err)
     int bad = e == NULL;
     if (prefix != NULL) {
         progress(b, "environment", prefix);
-        c = sc_envsource_copy_prefix_keep(prefix, venv, &b->s->target, b->prefix_digest,
-                                          b->o->jobs, &b->env_list, err);
+        c = sc_envsource_copy_prefix_with(prefix, venv, &b->s->target, b->prefix_digest,
+                                          b->o->jobs, &b->env_list, b->o->transfer,
+                                          b->o->transfer_ctx, err);
         if (c == SC_OK && !bad)
             bad = put(e, "source", sc_json_new_string("prefix")) ||
                   put(e, "prefixDigest", sc_json_new_string(b->prefix_digest));
@@ -612,8 +613,9 @@ static void download_progress(void *ctx, const char *what, uint64_t done, uint64
         if (finished && b->asset_finished)
             return;
         ((build_ctx *)ctx)->asset_finished = finished;
-        sc_progress_event e = {"download", b->asset_rel, done, total, b->asset_index,
-                               b->asset_count, finished};
+        sc_progress_event e = {"download", b->asset_rel, done, total,
+                               b->asset_index + (uint64_t)finished, b->asset_count, finished,
+                               0, 0};
         b->o->transfer(b->o->transfer_ctx, &e);
         return;
     }
@@ -667,9 +669,13 @@ static sc_code step_assets(build_ctx *b, sc_error *err)
             b->asset_count = (uint64_t)array_len(a);
             b->asset_rel = rel;
             b->asset_finished = 0;
+            if (b->o->transfer != NULL) /* the step's first event, at 0 */
+                download_progress(b, rel, 0, size);
             /* the cache first: a second build fetches nothing, a .part there resumes */
             c = sc_asset_cache_copy_to(cache, scroll_str(as, "url"), size,
                                        scroll_str(as, "sha256"), b->o->offline, &opt, dst, err);
+            if (c == SC_OK && b->o->transfer != NULL && !b->asset_finished)
+                download_progress(b, rel, size, size); /* from the cache: done at once */
         }
         free(dst);
     }
@@ -889,23 +895,30 @@ static sc_code step_gates(build_ctx *b, char digest[65], sc_error *err)
     sc_payload_list before = {0};
     sc_json *st = NULL, *parity = NULL, *host = NULL;
     sc_code c = sc_gate_payload_snapshot_with(b->payload_dir, b->o->jobs, &b->env_list,
-                                              sc_target_payload_root(&b->s->target), &before,
+                                              sc_target_payload_root(&b->s->target),
+                                              b->o->transfer, b->o->transfer_ctx, &before,
                                               digest, err);
     sc_payload_list_free(&b->env_list);
     if (c == SC_OK) {
         progress(b, "self-test", sc_target_python_entry_point(&b->s->target));
-        c = sc_gate_self_test(b->payload_dir, b->eff, &b->s->target, b->o->workspace->root,
-                              &b->host, -1, -1, &st, err);
+        c = sc_gate_self_test_with(b->payload_dir, b->eff, &b->s->target,
+                                   b->o->workspace->root, &b->host, -1, -1, b->o->transfer,
+                                   b->o->transfer_ctx, &st, err);
     }
     if (c == SC_OK && sc_json_get(b->eff, "parity")) {
         progress(b, "parity", "");
-        c = sc_gate_parity(b->payload_dir, b->eff, &b->s->target, &b->host, 0, &parity, &host,
-                           err);
+        sc_gate_parity_options po;
+        memset(&po, 0, sizeof po);
+        po.progress = b->o->transfer;
+        po.progress_ctx = b->o->transfer_ctx;
+        c = sc_gate_parity_ex(b->payload_dir, b->eff, &b->s->target, &b->host, 0, &po, &parity,
+                              &host, err);
     }
     /* Collected again, each file whose stamp shows no change keeping its
      * digest unread; the list is the archive step's too. */
     if (c == SC_OK)
-        c = sc_gate_payload_recheck(b->payload_dir, &before, b->o->jobs, &b->after, err);
+        c = sc_gate_payload_recheck(b->payload_dir, &before, b->o->jobs, b->o->transfer,
+                                    b->o->transfer_ctx, &b->after, err);
     sc_payload_list_free(&before);
     if (c != SC_OK) {
         sc_json_free(st);
@@ -993,7 +1006,9 @@ static sc_code step_archive(build_ctx *b, char *archive_tmp, sc_error *err)
         e[n - 1].source = sources[n - 1];
     }
     if (c == SC_OK) {
-        sc_archive_options ao = {b->o->jobs};
+        sc_archive_options ao = {.jobs = b->o->jobs,
+                                 .progress = b->o->transfer,
+                                 .progress_ctx = b->o->transfer_ctx};
         c = sc_archive_write_file_with(e, n, b->o->compression, &ao, archive_tmp,
                                        &b->r->archive_size, b->r->archive_sha256, err);
     }

@@ -35,6 +35,7 @@
 #include "scrollcase/json.h"
 #include "scrollcase/payload.h"
 #include "scrollcase/process.h"
+#include "progress_internal.h"
 
 extern char **environ;
 
@@ -572,6 +573,7 @@ static char *remapped_target(const remap *m, const char *target)
 typedef struct copy_job {
     char *src, *dst; /* owned */
     unsigned mode;
+    uint64_t size;   /* as listed: the total of the copy's progress only */
 } copy_job;
 
 typedef struct copy_plan {
@@ -582,6 +584,8 @@ typedef struct copy_plan {
     pthread_mutex_t mu;
     sc_code fail_code;
     sc_error fail_err;
+    sc_progress_meter *meter; /* files copied (NULL: none) */
+    size_t skip;              /* bytes of the prefix path and its '/' (the item shown) */
 } copy_plan;
 
 static void copy_plan_free(copy_plan *p)
@@ -596,7 +600,8 @@ static void copy_plan_free(copy_plan *p)
 }
 
 /* Takes src and dst (freed on failure too). */
-static sc_code copy_plan_add(copy_plan *p, char *src, char *dst, unsigned mode, sc_error *err)
+static sc_code copy_plan_add(copy_plan *p, char *src, char *dst, unsigned mode, uint64_t size,
+                             sc_error *err)
 {
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 256;
@@ -609,7 +614,7 @@ static sc_code copy_plan_add(copy_plan *p, char *src, char *dst, unsigned mode, 
         p->jobs = j;
         p->cap = cap;
     }
-    p->jobs[p->n++] = (copy_job){src, dst, mode};
+    p->jobs[p->n++] = (copy_job){src, dst, mode, size};
     return SC_OK;
 }
 
@@ -622,8 +627,12 @@ static void *copy_plan_thread(void *arg)
             break;
         sc_error e;
         sc_code c = copy_file(p->jobs[i].src, p->jobs[i].dst, p->jobs[i].mode, 0, &e);
-        if (c == SC_OK)
+        if (c == SC_OK) {
+            const char *shown = p->jobs[i].src;
+            sc_progress_meter_add(p->meter, strlen(shown) > p->skip ? shown + p->skip : shown,
+                                  p->jobs[i].size, 1);
             continue;
+        }
         pthread_mutex_lock(&p->mu);
         if (i < atomic_load(&p->fail_min)) {
             atomic_store(&p->fail_min, i);
@@ -696,7 +705,7 @@ static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, i
             if (rc == SC_OK)
                 rc = copy_verbatim(m, s, d, depth + 1, plan, err);
         } else if (S_ISREG(st.st_mode)) {
-            rc = copy_plan_add(plan, s, d, st.st_mode, err);
+            rc = copy_plan_add(plan, s, d, st.st_mode, (uint64_t)st.st_size, err);
             s = d = NULL; /* the plan's now */
         } else if (S_ISLNK(st.st_mode)) {
             char *raw = read_link(s);
@@ -723,12 +732,16 @@ static sc_code copy_verbatim(const remap *m, const char *src, const char *dst, i
 
 /* The digest of dir's tree; its list (with CRCs) kept in *keep when not NULL. */
 static sc_code tree_digest_keep(const char *dir, char hex[65], unsigned jobs,
-                                sc_payload_list *keep, sc_error *err)
+                                sc_payload_list *keep, sc_progress_fn progress,
+                                void *progress_ctx, sc_error *err)
 {
     sc_payload_list list = {0};
     sc_payload_options o;
     memset(&o, 0, sizeof o);
     o.jobs = jobs;
+    o.progress = progress;
+    o.progress_ctx = progress_ctx;
+    o.progress_step = "digest";
     sc_code rc = sc_payload_collect_with(dir, SC_PAYLOAD_HASH | (keep ? SC_PAYLOAD_CRC : 0), &o,
                                          &list, err);
     if (rc == SC_OK)
@@ -751,6 +764,15 @@ sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
 sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_dir,
                                       const sc_target *t, char prefix_digest[65],
                                       unsigned jobs, sc_payload_list *list, sc_error *err)
+{
+    return sc_envsource_copy_prefix_with(prefix_dir, venv_dir, t, prefix_digest, jobs, list,
+                                         NULL, NULL, err);
+}
+
+sc_code sc_envsource_copy_prefix_with(const char *prefix_dir, const char *venv_dir,
+                                      const sc_target *t, char prefix_digest[65], unsigned jobs,
+                                      sc_payload_list *list, sc_progress_fn progress,
+                                      void *progress_ctx, sc_error *err)
 {
     prefix_digest[0] = '\0';
     if (list != NULL)
@@ -783,6 +805,15 @@ sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_d
         copy_plan plan;
         memset(&plan, 0, sizeof plan);
         rc = copy_verbatim(&m, prefix_dir, venv_dir, 0, &plan, err);
+        /* the totals are known once the walk has listed the files */
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < plan.n; i++)
+            bytes += plan.jobs[i].size;
+        sc_progress_meter meter;
+        sc_progress_meter_start(&meter, progress, progress_ctx, "copy", prefix_dir, bytes,
+                                plan.n);
+        plan.meter = &meter;
+        plan.skip = strlen(prefix_dir) + 1;
         /* Every file listed precedes the walk's failure, if any: a failing
          * copy is the first failure in walk order. */
         sc_error ce;
@@ -792,6 +823,7 @@ sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_d
             if (err != NULL)
                 *err = ce;
         }
+        sc_progress_meter_end(&meter, rc == SC_OK);
         copy_plan_free(&plan);
     }
     free(venv_real);
@@ -819,7 +851,7 @@ sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_d
         free(vp);
     }
     if (rc == SC_OK)
-        rc = tree_digest_keep(venv_dir, prefix_digest, jobs, list, err);
+        rc = tree_digest_keep(venv_dir, prefix_digest, jobs, list, progress, progress_ctx, err);
     if (rc != SC_OK) {
         prefix_digest[0] = '\0';
         remove_tree(venv_dir);

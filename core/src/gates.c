@@ -29,6 +29,7 @@
 #include "scrollcase/process.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/strbuf.h"
+#include "progress_internal.h"
 
 extern char **environ;
 
@@ -104,10 +105,22 @@ static int gate_timeout(const sc_json *scroll)
     return (int)v;
 }
 
+/* A gate run's time, for its meter (NULL: none). */
+typedef struct gate_watch {
+    sc_progress_meter *meter;
+    const char *item;
+} gate_watch;
+
+static void gate_tick(void *ctx, unsigned long long elapsed_ms)
+{
+    const gate_watch *w = ctx;
+    sc_progress_meter_tick(w->meter, w->item, elapsed_ms);
+}
+
 /* Run one gate process; a non-zero exit or a death by signal is gate-failed. */
 static sc_code run_gate(const char *program, char *const *argv, char *const *envp,
                         const char *cwd, int out_fd, int err_fd, int timeout, const char *what,
-                        sc_error *err)
+                        gate_watch *watch, sc_error *err)
 {
     sc_process_spec spec;
     memset(&spec, 0, sizeof spec);
@@ -121,6 +134,10 @@ static sc_code run_gate(const char *program, char *const *argv, char *const *env
     spec.timeout_seconds = timeout;
     spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
     spec.own_process_group = 1;
+    if (watch != NULL && watch->meter != NULL && watch->meter->fn != NULL) {
+        spec.tick = gate_tick;
+        spec.tick_ctx = watch;
+    }
     sc_process_result res;
     memset(&res, 0, sizeof res);
     sc_code c = sc_process_run(&spec, &res, err);
@@ -141,6 +158,16 @@ static sc_code run_gate(const char *program, char *const *argv, char *const *env
 sc_code sc_gate_self_test(const char *payload_root, const sc_json *scroll, const sc_target *t,
                           const char *project_root, const sc_env_map *host, int out_fd,
                           int err_fd, sc_json **record, sc_error *err)
+{
+    return sc_gate_self_test_with(payload_root, scroll, t, project_root, host, out_fd, err_fd,
+                                  NULL, NULL, record, err);
+}
+
+sc_code sc_gate_self_test_with(const char *payload_root, const sc_json *scroll,
+                               const sc_target *t, const char *project_root,
+                               const sc_env_map *host, int out_fd, int err_fd,
+                               sc_progress_fn progress, void *progress_ctx, sc_json **record,
+                               sc_error *err)
 {
     if (record != NULL)
         *record = NULL;
@@ -216,8 +243,15 @@ sc_code sc_gate_self_test(const char *payload_root, const sc_json *scroll, const
     if ((c = gate_envp(host, scroll, t, t->accelerator, &envp, err)) != SC_OK)
         goto done;
     char *argv[] = {program, (char *)"-c", code.p, NULL};
+    sc_progress_meter meter;
+    sc_progress_meter_start_runs(&meter, progress, progress_ctx, "self-test", program, 1,
+                                 (uint64_t)gate_timeout(scroll) * 1000);
+    gate_watch watch = {&meter, program};
     c = run_gate(program, argv, envp, payload_root, out_fd, err_fd, gate_timeout(scroll),
-                 "self-test failed", err);
+                 "self-test failed", &watch, err);
+    if (c == SC_OK)
+        sc_progress_meter_add(&meter, program, 0, 1);
+    sc_progress_meter_end(&meter, c == SC_OK);
 done:
     sc_env_envp_free(envp);
     free(program);
@@ -285,7 +319,8 @@ static void *capture_main(void *arg)
 /* Run and keep stdout (at most max bytes) in *out / *out_len (caller frees). */
 static sc_code run_captured(const char *program, char *const *argv, char *const *envp,
                             const char *cwd, int err_fd, int timeout, size_t max,
-                            const char *what, char **out, size_t *out_len, sc_error *err)
+                            const char *what, gate_watch *watch, char **out, size_t *out_len,
+                            sc_error *err)
 {
     *out = NULL;
     *out_len = 0;
@@ -305,7 +340,7 @@ static sc_code run_captured(const char *program, char *const *argv, char *const 
         close(fds[1]);
         return sc_error_set(err, SC_E_IO, "", "cannot start a reader thread");
     }
-    sc_code c = run_gate(program, argv, envp, cwd, fds[1], err_fd, timeout, what, err);
+    sc_code c = run_gate(program, argv, envp, cwd, fds[1], err_fd, timeout, what, watch, err);
     close(fds[1]);
     atomic_store(&cap.stop, 1);
     pthread_join(th, NULL);
@@ -442,8 +477,13 @@ sc_code sc_gate_parity_ex(const char *payload_root, const sc_json *scroll, const
         c = oom(err);
         goto done;
     }
+    sc_progress_meter meter;
+    sc_progress_meter_start_runs(&meter, options ? options->progress : NULL,
+                                 options ? options->progress_ctx : NULL, "parity", "", n,
+                                 (uint64_t)timeout_seconds * 1000);
     for (size_t i = 0; i < n && c == SC_OK; i++) {
         names[i] = sc_json_cstr(sc_json_at(accs, i));
+        gate_watch watch = {&meter, names[i]};
         sc_accel a = SC_ACCEL_CPU;
         (void)accel_from_name(names[i], &a);
         char **envp = NULL;
@@ -455,12 +495,15 @@ sc_code sc_gate_parity_ex(const char *payload_root, const sc_json *scroll, const
         char *out = NULL;
         size_t len = 0;
         c = run_captured(program, argv, envp, payload_root, err_fd, timeout_seconds,
-                         stdout_max, what, &out, &len, err);
+                         stdout_max, what, &watch, &out, &len, err);
         sc_env_envp_free(envp);
         if (c == SC_OK)
             c = sc_parity_values_parse(out, len, what, &runs[i], err);
         free(out);
+        if (c == SC_OK)
+            sc_progress_meter_add(&meter, names[i], 0, 1);
     }
+    sc_progress_meter_end(&meter, c == SC_OK);
     if (c == SC_OK)
         c = sc_parity_gate(names, runs, n, &tol, &gate, err);
 done:
@@ -490,15 +533,22 @@ done:
 sc_code sc_gate_payload_snapshot(const char *payload_root, sc_payload_list *before,
                                  char before_hex[65], sc_error *err)
 {
-    return sc_gate_payload_snapshot_with(payload_root, 0, NULL, NULL, before, before_hex, err);
+    return sc_gate_payload_snapshot_with(payload_root, 0, NULL, NULL, NULL, NULL, before,
+                                         before_hex, err);
 }
 
 sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
                                       const sc_payload_list *env, const char *env_under,
+                                      sc_progress_fn progress, void *progress_ctx,
                                       sc_payload_list *before, char before_hex[65],
                                       sc_error *err)
 {
-    sc_payload_options o = {jobs, NULL, env, env_under};
+    sc_payload_options o = {.jobs = jobs,
+                            .reuse_sub = env,
+                            .reuse_under = env_under,
+                            .progress = progress,
+                            .progress_ctx = progress_ctx,
+                            .progress_step = "digest"};
     sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
                                         before, err);
     if (c == SC_OK && (c = sc_payload_digest(before, before_hex, err)) != SC_OK)
@@ -548,16 +598,21 @@ sc_code sc_gate_payload_unchanged_list(const char *payload_root, const sc_payloa
 {
     sc_payload_list after;
     memset(&after, 0, sizeof after);
-    sc_code c = sc_gate_payload_recheck(payload_root, before, 0, &after, err);
+    sc_code c = sc_gate_payload_recheck(payload_root, before, 0, NULL, NULL, &after, err);
     sc_payload_list_free(&after);
     return c;
 }
 
 sc_code sc_gate_payload_recheck(const char *payload_root, const sc_payload_list *before,
-                                unsigned jobs, sc_payload_list *after, sc_error *err)
+                                unsigned jobs, sc_progress_fn progress, void *progress_ctx,
+                                sc_payload_list *after, sc_error *err)
 {
     memset(after, 0, sizeof *after);
-    sc_payload_options o = {jobs, before, NULL, NULL};
+    sc_payload_options o = {.jobs = jobs,
+                            .reuse = before,
+                            .progress = progress,
+                            .progress_ctx = progress_ctx,
+                            .progress_step = "recheck"};
     sc_code c = sc_payload_collect_with(payload_root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o,
                                         after, err);
     if (c == SC_OK)

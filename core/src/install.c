@@ -171,7 +171,8 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
         c = sc_asset_cache_fetch(cache, out->archive_url, rel.archive_size, rel.archive_sha256, 0,
                                  o->download, &out->archive_path, err);
     if (c == SC_OK)
-        c = sc_box_prepare(&rel, out->archive_path, o->destination, &out->receipt, err);
+        c = sc_box_prepare_with(&rel, out->archive_path, o->destination, o->box, &out->receipt,
+                                err);
     free(bytes);
     if (rel_open)
         sc_release_free(&rel);

@@ -38,6 +38,7 @@
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 #include "iobuf_internal.h"
+#include "progress_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -235,7 +236,8 @@ static sc_code read_link_at(int dfd, const char *name, const char *shown, size_t
 
 /* Stream a descriptor through SHA-256; *total gets the bytes read. */
 static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const char *shown,
-                           char hex[65], uint64_t *total, uint32_t *crc, sc_error *err)
+                           char hex[65], uint64_t *total, uint32_t *crc,
+                           sc_progress_meter *meter, sc_error *err)
 {
     sc_sha256_ctx ctx;
     unsigned char md[SC_SHA256_LEN];
@@ -257,6 +259,7 @@ static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const cha
         c = sc_sha256_update(&ctx, buf, (size_t)r, err);
         if (crc != NULL)
             z = crc32(z, buf, (uInt)r);
+        sc_progress_meter_add(meter, shown, (uint64_t)r, 0);
     }
     if (c != SC_OK) {
         sc_sha256_abort(&ctx);
@@ -271,12 +274,6 @@ static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const cha
     if (crc != NULL)
         *crc = (uint32_t)z;
     return SC_OK;
-}
-
-static sc_code hash_fd(int fd, unsigned char *buf, size_t bufsize, const char *shown,
-                       char hex[65], uint64_t *total, sc_error *err)
-{
-    return hash_fd_crc(fd, buf, bufsize, shown, hex, total, NULL, err);
 }
 
 /* ---- the stream (14.2) -------------------------------------------------- */
@@ -554,6 +551,7 @@ typedef struct walker {
     const char *reuse_under;
     int stamps_trusted;           /* sc_file_stamps_trusted of the root */
     uint64_t root_dev;
+    sc_progress_meter *meter;         /* files hashed (bytes as they are read) */
 } walker;
 
 static int64_t ts_ns(struct timespec t)
@@ -760,8 +758,10 @@ static int open_below(const char *root, const char *rel)
 
 static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf, sc_error *err)
 {
-    if (reuse_digest(w, e))
+    if (reuse_digest(w, e)) {
+        sc_progress_meter_add(w->meter, e->path, e->size, 1);
         return SC_OK;
+    }
     char *full = sc_path_join(w->root, e->path);
     if (full == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory hashing the payload");
@@ -792,7 +792,7 @@ static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf
         e->stamp.valid = 1;
         e->has_crc = (w->flags & SC_PAYLOAD_CRC) != 0;
         c = hash_fd_crc(fd, buf, SC_SHA256_FILE_BUFFER, e->path, e->sha256, &n,
-                        e->has_crc ? &e->crc32 : NULL, err);
+                        e->has_crc ? &e->crc32 : NULL, w->meter, err);
         if (c == SC_OK && n != e->size) {
             e->sha256[0] = '\0';
             e->stamp.valid = 0;
@@ -801,6 +801,8 @@ static sc_code hash_one(const walker *w, sc_payload_entry *e, unsigned char *buf
         }
     }
     close(fd);
+    if (c == SC_OK)
+        sc_progress_meter_add(w->meter, e->path, 0, 1);
     return c;
 }
 
@@ -911,12 +913,26 @@ sc_code sc_payload_collect_with(const char *root, unsigned flags, const sc_paylo
     walker w = {root, flags, &list, NULL, 0, 0, err, o != NULL ? o->reuse : NULL,
                 sc_jobs_resolve(o != NULL ? o->jobs : 0), o != NULL ? o->reuse_sub : NULL,
                 o != NULL ? o->reuse_under : NULL,
-                /* stamps_trusted */ 0, (uint64_t)st.st_dev};
+                /* stamps_trusted */ 0, (uint64_t)st.st_dev, NULL};
     if (w.reuse != NULL || w.reuse_sub != NULL)
         w.stamps_trusted = sc_file_stamps_trusted_path(root);
     sc_code c = sc_file_walk(root, SC_WALK_SORTED, collect_one, &w, err);
+    sc_progress_meter meter;
+    if (c == SC_OK) {
+        /* the totals are known once the walk is done */
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < w.nfiles; i++)
+            bytes += list.entries[w.files[i]].size;
+        sc_progress_meter_start(&meter, o != NULL && (flags & SC_PAYLOAD_HASH) ? o->progress : NULL,
+                                o != NULL ? o->progress_ctx : NULL,
+                                o != NULL && o->progress_step ? o->progress_step : "digest", root,
+                                bytes, w.nfiles);
+        w.meter = &meter;
+    }
     if (c == SC_OK && (flags & SC_PAYLOAD_HASH))
         c = hash_files(&w);
+    if (w.meter != NULL)
+        sc_progress_meter_end(&meter, c == SC_OK);
     free(w.files);
     if (c == SC_OK && list.count > 1)
         qsort(list.entries, list.count, sizeof *list.entries, entry_cmp);
@@ -944,6 +960,7 @@ typedef struct dir_cache {
     char *dir; /* relative, "" for the root */
     size_t dir_len;
     int fd;    /* root or an owned descriptor; -1 when none */
+    sc_progress_meter *meter; /* bytes and records checked; NULL: none */
 } dir_cache;
 
 static void dir_cache_drop(dir_cache *dc)
@@ -1045,7 +1062,7 @@ static sc_code open_record_file(dir_cache *dc, const sc_payload_entry *e, const 
 
 /* Hash an open file record (fd, st from open_record_file) and compare. */
 static sc_code hash_record_file(int fd, const struct stat *st, const sc_payload_entry *e,
-                                unsigned char *buf, sc_error *err)
+                                unsigned char *buf, sc_progress_meter *meter, sc_error *err)
 {
 #ifdef POSIX_FADV_SEQUENTIAL
     if ((uint64_t)st->st_size > SC_SHA256_FILE_BUFFER)
@@ -1054,11 +1071,12 @@ static sc_code hash_record_file(int fd, const struct stat *st, const sc_payload_
     (void)st;
 #endif
     char hex[65];
-    sc_code c = hash_fd(fd, buf, SC_SHA256_FILE_BUFFER, e->path, hex, NULL, err);
+    sc_code c = hash_fd_crc(fd, buf, SC_SHA256_FILE_BUFFER, e->path, hex, NULL, NULL, meter, err);
     if (c != SC_OK)
         return c;
     if (memcmp(hex, e->sha256, 64) != 0)
         return mismatch(err, e->path, " has other content than the list records");
+    sc_progress_meter_add(meter, e->path, 0, 1);
     return SC_OK;
 }
 
@@ -1071,7 +1089,7 @@ static sc_code verify_file(dir_cache *dc, const sc_payload_entry *e, const char 
     sc_code c = open_record_file(dc, e, base, &fd, &st, err);
     if (c != SC_OK)
         return c;
-    c = hash_record_file(fd, &st, e, buf, err);
+    c = hash_record_file(fd, &st, e, buf, dc->meter, err);
     close(fd);
     return c;
 }
@@ -1115,7 +1133,7 @@ static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned c
             *deferred = (uint64_t)st.st_size;
             return SC_OK;
         }
-        c = hash_record_file(fd, &st, e, buf, err);
+        c = hash_record_file(fd, &st, e, buf, dc->meter, err);
         close(fd);
         return c;
     }
@@ -1141,6 +1159,7 @@ static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned c
         return c;
     if (memcmp(hex, e->sha256, 64) != 0)
         return mismatch(err, e->path, " has other content than the list records");
+    sc_progress_meter_add(dc->meter, e->path, tlen, 1);
     return SC_OK;
 }
 
@@ -1160,6 +1179,7 @@ static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned c
  */
 typedef struct verify_job {
     int rootfd;
+    sc_progress_meter *meter;
     const sc_payload_list *list;
     size_t nchunks;         /* pass 1: chunk k is records [k*VERIFY_CHUNK, ...) */
     uint64_t *deferred;     /* per record: the size of a big file left to pass 2, else 0 */
@@ -1201,7 +1221,7 @@ static void *verify_thread(void *arg)
         verify_failed(vw, 0, SC_E_OUT_OF_MEMORY, &err);
         return NULL;
     }
-    dir_cache dc = {job->rootfd, NULL, 0, -1};
+    dir_cache dc = {job->rootfd, NULL, 0, -1, job->meter};
     for (;;) {
         size_t k = atomic_fetch_add(&job->next, 1);
         if (job->pass == 1) {
@@ -1268,13 +1288,14 @@ static int big_item_cmp(const void *x, const void *y)
 }
 
 static sc_code verify_entries(int rootfd, const sc_payload_list *list, unsigned jobs,
-                              sc_error *err)
+                              sc_progress_meter *meter, sc_error *err)
 {
     if (list->count == 0)
         return SC_OK;
     verify_job job;
     memset(&job, 0, sizeof job);
     job.rootfd = rootfd;
+    job.meter = meter;
     job.list = list;
     job.nchunks = (list->count + VERIFY_CHUNK - 1) / VERIFY_CHUNK;
     job.deferred = calloc(list->count, sizeof *job.deferred);
@@ -1424,6 +1445,17 @@ sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
 sc_code sc_payload_verify_tree_with(const char *root, const char *expected_sha256,
                                     unsigned jobs, size_t *entry_count, sc_error *err)
 {
+    sc_payload_verify_options o;
+    memset(&o, 0, sizeof o);
+    o.jobs = jobs;
+    return sc_payload_verify_tree_opts(root, expected_sha256, &o, entry_count, err);
+}
+
+sc_code sc_payload_verify_tree_opts(const char *root, const char *expected_sha256,
+                                    const sc_payload_verify_options *o, size_t *entry_count,
+                                    sc_error *err)
+{
+    unsigned jobs = o != NULL ? o->jobs : 0;
     sc_error_clear(err);
     if (root == NULL || expected_sha256 == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_payload_verify_tree: no root or digest");
@@ -1469,8 +1501,14 @@ sc_code sc_payload_verify_tree_with(const char *root, const char *expected_sha25
     if (c == SC_OK)
         c = sc_payload_parse(bytes, len, &list, err);
     free(bytes);
-    if (c == SC_OK)
-        c = verify_entries(rootfd, &list, jobs, err);
+    if (c == SC_OK) {
+        sc_progress_meter meter;
+        sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
+                                o != NULL ? o->progress_ctx : NULL, "verify", root,
+                                o != NULL ? o->bytes_expected : 0, list.count);
+        c = verify_entries(rootfd, &list, jobs, &meter, err);
+        sc_progress_meter_end(&meter, c == SC_OK);
+    }
     if (c == SC_OK && entry_count != NULL)
         *entry_count = list.count;
     sc_payload_list_free(&list);

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "box_internal.h"
+#include "progress_internal.h"
 #include "scrollcase/assets.h"
 #include "scrollcase/audit.h"
 #include "scrollcase/execution.h"
@@ -467,7 +468,7 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
     sc_code c = destination_absent(dest, err);
     if (c != SC_OK)
         goto done;
-    if ((c = sc_box_inspect(r, archive_path, jobs, &a, NULL, err)) != SC_OK)
+    if ((c = sc_box_inspect_with(r, archive_path, o, &a, NULL, err)) != SC_OK)
         goto done;
     const char *slash = strrchr(dest, '/');
     const char *base = slash + 1;
@@ -537,7 +538,10 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
                          strerror(errno));
         goto done;
     }
-    if ((c = sc_zip_extract_with(a.zip, payload, jobs, err)) != SC_OK)
+    sc_zip_extract_options xo = {.jobs = jobs,
+                                 .progress = o != NULL ? o->progress : NULL,
+                                 .progress_ctx = o != NULL ? o->progress_ctx : NULL};
+    if ((c = sc_zip_extract_opts(a.zip, payload, &xo, err)) != SC_OK)
         goto done;
     uint64_t size = 0;
     if ((c = measure_tree(payload, &list, &size, err)) != SC_OK)
@@ -694,6 +698,20 @@ sc_code sc_box_verify_extracted(const sc_release *r, const char *root,
     return sc_box_verify_extracted_with(r, root, host, full, reveal, NULL, out, err);
 }
 
+/* What the listed entries of a tree should add up to: the signed installed
+ * size less the list file (a bar's total only; 0 when that cannot be). */
+static uint64_t expected_listed_bytes(const sc_release *r, const char *root)
+{
+    char *list = sc_path_join(root, SC_PAYLOAD_LIST_NAME);
+    struct stat st;
+    uint64_t n = 0;
+    if (list != NULL && lstat(list, &st) == 0 && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size <= r->installed_size)
+        n = r->installed_size - (uint64_t)st.st_size;
+    free(list);
+    return n;
+}
+
 sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
                                      const sc_env_map *host, int full, int reveal,
                                      const sc_box_options *o, sc_extracted_report *out,
@@ -705,9 +723,17 @@ sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
         return oom(err);
     struct stat st;
     sc_code c = root_directory(abs, &st, err);
-    if (c == SC_OK)
-        c = sc_payload_verify_tree_with(abs, r->payload_digest, o != NULL ? o->jobs : 0,
-                                        &out->entry_count, err);
+    if (c == SC_OK) {
+        sc_payload_verify_options vo;
+        memset(&vo, 0, sizeof vo);
+        vo.jobs = o != NULL ? o->jobs : 0;
+        if (o != NULL && o->progress != NULL) {
+            vo.progress = o->progress;
+            vo.progress_ctx = o->progress_ctx;
+            vo.bytes_expected = expected_listed_bytes(r, abs);
+        }
+        c = sc_payload_verify_tree_opts(abs, r->payload_digest, &vo, &out->entry_count, err);
+    }
     if (c == SC_OK)
         c = environment_report(r, host, full, reveal, &out->environment_report, err);
     free(abs);
@@ -772,8 +798,13 @@ static char *self_test_code(const sc_release *r)
     return code;
 }
 
+static void self_test_tick(void *ctx, unsigned long long elapsed_ms)
+{
+    sc_progress_meter_tick(ctx, "", elapsed_ms);
+}
+
 static sc_code run_self_test(const sc_release *r, const char *root, const sc_env_map *host,
-                             sc_error *err)
+                             const sc_box_options *o, sc_error *err)
 {
     sc_env_map own, clean, rel, val, child;
     const sc_env_map *h = NULL;
@@ -823,6 +854,14 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
         spec.timeout_seconds = (int)timeout;
         spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
         spec.own_process_group = 1;
+        sc_progress_meter meter;
+        sc_progress_meter_start_runs(&meter, o != NULL ? o->progress : NULL,
+                                     o != NULL ? o->progress_ctx : NULL, "self-test", program,
+                                     1, timeout * 1000);
+        if (meter.open) {
+            spec.tick = self_test_tick;
+            spec.tick_ctx = &meter;
+        }
         sc_process_result res;
         memset(&res, 0, sizeof res);
         c = sc_process_run(&spec, &res, err);
@@ -832,6 +871,9 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
         else if (c == SC_OK && res.exit_code != 0)
             c = sc_error_set(err, SC_E_SELF_TEST_FAILED, program,
                              "the self-test exited with status %d", res.exit_code);
+        if (c == SC_OK)
+            sc_progress_meter_add(&meter, program, 0, 1);
+        sc_progress_meter_end(&meter, c == SC_OK);
     }
     sc_env_envp_free(envp);
     free(code);
@@ -872,6 +914,8 @@ sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
     po.jobs = o != NULL ? o->jobs : 0;
     if (c == SC_OK)
         c = sc_box_prepare_with(r, archive_path, box, o, &receipt, err);
+    po.progress = o != NULL ? o->progress : NULL;
+    po.progress_ctx = o != NULL ? o->progress_ctx : NULL;
     if (c == SC_OK)
         c = sc_payload_collect_with(box, SC_PAYLOAD_HASH, &po, &list, err);
     char hex[65];
@@ -882,7 +926,7 @@ sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
                          "the extracted payload's digest is %s; the release signs %s", hex,
                          r->payload_digest);
     if (c == SC_OK)
-        c = run_self_test(r, box, host, err);
+        c = run_self_test(r, box, host, o, err);
     sc_payload_list_free(&list);
     sc_receipt_free(&receipt);
     slot_remove(&g_tmp_root);
@@ -942,8 +986,9 @@ sc_code sc_box_run_temporary(const sc_release *r, const char *archive_path,
     box = sc_path_join(tmp, "box");
     if (box == NULL)
         c = oom(err);
+    sc_box_options bo = {.progress = o->progress, .progress_ctx = o->progress_ctx};
     if (c == SC_OK)
-        c = sc_box_prepare(r, archive_path, box, &receipt, err);
+        c = sc_box_prepare_with(r, archive_path, box, &bo, &receipt, err);
     if (c == SC_OK && o->on_prepared != NULL)
         o->on_prepared(o->ctx, &receipt);
     if (c == SC_OK) {

@@ -114,7 +114,7 @@ static void signal_child(pid_t pid, int group, int sig)
 static int wait_ended(const sc_process_spec *spec, pid_t pid)
 {
     siginfo_t info;
-    if (spec->timeout_seconds <= 0) {
+    if (spec->timeout_seconds <= 0 && spec->tick == NULL) {
         for (;;) {
             memset(&info, 0, sizeof info);
             if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) == 0)
@@ -123,7 +123,8 @@ static int wait_ended(const sc_process_spec *spec, pid_t pid)
                 return 0; /* nothing left to wait for; waitpid reports it */
         }
     }
-    double deadline = now_seconds() + spec->timeout_seconds;
+    double started = now_seconds(), next_tick = started + 1.0;
+    double deadline = spec->timeout_seconds > 0 ? started + spec->timeout_seconds : 0;
     double kill_at = 0;
     int termed = 0, killed = 0;
     /* A pidfd turns readable when the child ends: waiting on it wakes at
@@ -142,7 +143,13 @@ static int wait_ended(const sc_process_spec *spec, pid_t pid)
             return termed;
         }
         double t = now_seconds();
-        if (!termed && t >= deadline) {
+        if (spec->tick != NULL && t >= next_tick) {
+            spec->tick(spec->tick_ctx, (unsigned long long)((t - started) * 1000.0));
+            next_tick += 1.0;
+            if (next_tick < t)
+                next_tick = t + 1.0;
+        }
+        if (!termed && deadline > 0 && t >= deadline) {
             signal_child(pid, spec->own_process_group, SIGTERM);
             termed = 1;
             kill_at = t + SC_PROCESS_KILL_GRACE_SECONDS;
@@ -151,7 +158,9 @@ static int wait_ended(const sc_process_spec *spec, pid_t pid)
             killed = 1;
         }
         if (pfd >= 0) {
-            double until = killed ? t + 0.1 : termed ? kill_at : deadline;
+            double until = killed ? t + 0.1 : termed ? kill_at : deadline > 0 ? deadline : t + 60.0;
+            if (spec->tick != NULL && next_tick < until)
+                until = next_tick; /* wake for the next tick */
             double ms = (until - t) * 1000.0 + 1.0;
             struct pollfd pf = {pfd, POLLIN, 0};
             (void)poll(&pf, 1, ms < 1.0 ? 1 : ms > 60000.0 ? 60000 : (int)ms);

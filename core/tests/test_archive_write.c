@@ -610,7 +610,7 @@ static void test_bytes_do_not_depend_on_the_worker_count(void)
         for (int j = 0; j < 3; j++) {
             membuf m = {0};
             sc_archive_sink sink = {mem_write, &m};
-            sc_archive_options o = {jobs[j]};
+            sc_archive_options o = {.jobs = jobs[j]};
             sc_error err;
             CU_ASSERT_EQUAL_FATAL(sc_archive_write_with(e, N, modes[c], &o, &sink, NULL, &err),
                                   SC_OK);

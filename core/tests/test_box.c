@@ -471,7 +471,7 @@ static void verify_hashes_the_same_bytes_with_any_job_count(void)
     sc_error err;
     unsigned jobs[3] = {1, 2, 7};
     for (int j = 0; j < 3; j++) {
-        sc_box_options bo = {jobs[j]};
+        sc_box_options bo = {.jobs = jobs[j]};
         sc_box_report rep;
         SC_EXPECT_CODE(sc_box_verify_with(&f.rel, f.archive, &bo, &rep, &err), SC_OK, &err);
         CU_ASSERT_EQUAL(rep.entry_count, 8);
@@ -480,7 +480,7 @@ static void verify_hashes_the_same_bytes_with_any_job_count(void)
     CU_ASSERT_FATAL(stat(f.archive, &st) == 0);
     poke(f.archive, st.st_size / 2 + 12345, 'Z');
     for (int j = 0; j < 3; j++) {
-        sc_box_options bo = {jobs[j]};
+        sc_box_options bo = {.jobs = jobs[j]};
         SC_EXPECT_CODE(sc_box_verify_with(&f.rel, f.archive, &bo, NULL, &err),
                        SC_E_ARCHIVE_HASH, &err);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "the release signs"));

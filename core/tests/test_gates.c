@@ -493,6 +493,101 @@ static void test_parity_default_probe_follows_this_host(void)
     fixture_free(&f);
 }
 
+/* ---- progress of the gates (progress.h) ------------------------------------------ */
+
+typedef struct gate_events {
+    sc_progress_event ev[64]; /* item pointers not kept */
+    size_t n;
+} gate_events;
+
+static void hear(void *ctx, const sc_progress_event *e)
+{
+    gate_events *g = ctx;
+    if (g->n < sizeof g->ev / sizeof g->ev[0]) {
+        g->ev[g->n] = *e;
+        g->ev[g->n].item = NULL;
+        g->n++;
+    }
+}
+
+/* One step's events: runs 0 first, one finished event, last, every run done,
+ * each event carrying the run's time limit and no bytes. */
+static void expect_runs(const gate_events *g, const char *step, uint64_t runs, uint64_t limit_ms)
+{
+    CU_ASSERT_TRUE_FATAL(g->n >= 2);
+    CU_ASSERT_EQUAL(g->ev[0].files_done, 0);
+    size_t finished = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        CU_ASSERT_STRING_EQUAL(g->ev[i].step, step);
+        CU_ASSERT_EQUAL(g->ev[i].files_total, runs);
+        CU_ASSERT_EQUAL(g->ev[i].limit_ms, limit_ms);
+        CU_ASSERT_EQUAL(g->ev[i].bytes_total, 0);
+        finished += g->ev[i].finished != 0;
+    }
+    CU_ASSERT_EQUAL(finished, 1);
+    CU_ASSERT_TRUE(g->ev[g->n - 1].finished);
+    CU_ASSERT_EQUAL(g->ev[g->n - 1].files_done, runs);
+}
+
+static void test_parity_progress_counts_the_runs_against_their_limit(void)
+{
+    fixture f;
+    if (!fixture_new(&f))
+        return;
+    write_parity_script(&f, "[1, 2, 3]", "[1, 2, 3]", "");
+    char c[2048], n[2048];
+    sc_gpu_probe_options po = fake_ok_libs(c, n, sizeof c);
+    static gate_events g;
+    memset(&g, 0, sizeof g);
+    sc_gate_parity_options o;
+    memset(&o, 0, sizeof o);
+    o.probe_options = &po;
+    o.stderr_fd = -1;
+    o.progress = hear;
+    o.progress_ctx = &g;
+    sc_json *s = scroll_of(PARITY_SCROLL), *rec = NULL, *host = NULL;
+    sc_target t = target_of("linux-x86_64-cuda12.4");
+    sc_error err;
+    SC_EXPECT_CODE(sc_gate_parity_ex(f.payload, s, &t, &f.host, 30, &o, &rec, &host, &err),
+                   SC_OK, &err);
+    expect_runs(&g, "parity", 2, 30000); /* cpu, then cuda: 1 of 2 after the first */
+    int saw_one_of_two = 0;
+    for (size_t i = 0; i < g.n; i++)
+        saw_one_of_two |= g.ev[i].files_done == 1 && !g.ev[i].finished;
+    CU_ASSERT_TRUE(saw_one_of_two);
+    sc_json_free(rec);
+    sc_json_free(host);
+    sc_json_free(s);
+    fixture_free(&f);
+}
+
+static void test_self_test_progress_is_one_run_and_none_finished_on_failure(void)
+{
+    fixture f;
+    if (!fixture_new(&f))
+        return;
+    static gate_events g;
+    memset(&g, 0, sizeof g);
+    sc_json *s = scroll_of(BASE);
+    sc_target t = target_of("linux-x86_64-cpu");
+    sc_error err;
+    SC_EXPECT_CODE(sc_gate_self_test_with(f.payload, s, &t, f.project, &f.host, -1, -1, hear, &g,
+                                          NULL, &err),
+                   SC_OK, &err);
+    expect_runs(&g, "self-test", 1, 60000); /* BASE: timeoutSeconds 60 */
+    sc_json_free(s);
+    s = scroll_of("{'selfTest': {'imports': ['no_such_module_xq'], 'timeoutSeconds': 60}}");
+    memset(&g, 0, sizeof g);
+    SC_EXPECT_CODE(sc_gate_self_test_with(f.payload, s, &t, f.project, &f.host, -1, -1, hear, &g,
+                                          NULL, &err),
+                   SC_E_GATE_FAILED, &err);
+    CU_ASSERT_TRUE(g.n >= 1);
+    for (size_t i = 0; i < g.n; i++)
+        CU_ASSERT_FALSE(g.ev[i].finished);
+    sc_json_free(s);
+    fixture_free(&f);
+}
+
 static int probe_calls;
 
 static sc_code probe_absent(void *ctx, sc_gpu_facts *facts, sc_error *err)
@@ -805,13 +900,13 @@ static void test_payload_change_after_a_settled_snapshot_is_gate_modified_payloa
     while (nanosleep(&t, &t) != 0)
         ;
     sc_error err;
-    CU_ASSERT_EQUAL_FATAL(sc_gate_payload_snapshot_with(s.dir, 2, NULL, NULL, &s.before, s.hex, &err), SC_OK);
+    CU_ASSERT_EQUAL_FATAL(sc_gate_payload_snapshot_with(s.dir, 2, NULL, NULL, NULL, NULL, &s.before, s.hex, &err), SC_OK);
     sc_payload_list after;
-    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, &after, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, NULL, NULL, &after, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(after.count, 2);
     sc_payload_list_free(&after);
     sc_test_write(s.dir, "model/weights.bin", "weightz");
-    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, &after, &err),
+    SC_EXPECT_CODE(sc_gate_payload_recheck(s.dir, &s.before, 2, NULL, NULL, &after, &err),
                    SC_E_GATE_MODIFIED_PAYLOAD, &err);
     CU_ASSERT_STRING_EQUAL(err.path, "model/weights.bin");
     CU_ASSERT_EQUAL(after.count, 0);
@@ -914,6 +1009,8 @@ void register_gates_tests(void)
     if (s == NULL)
         return;
     SC_ADD_TEST(s, test_self_test_imports_that_exist_pass_and_are_recorded);
+    SC_ADD_TEST(s, test_self_test_progress_is_one_run_and_none_finished_on_failure);
+    SC_ADD_TEST(s, test_parity_progress_counts_the_runs_against_their_limit);
     SC_ADD_TEST(s, test_self_test_missing_import_is_gate_failed);
     SC_ADD_TEST(s, test_self_test_runs_the_target_platform_assertion);
     SC_ADD_TEST(s, test_self_test_python_code_runs_after_the_imports);

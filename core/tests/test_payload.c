@@ -920,7 +920,7 @@ static void collect_with_ok(const char *root, unsigned flags, unsigned jobs,
                             const sc_payload_list *reuse, sc_payload_list *l)
 {
     sc_error err;
-    sc_payload_options o = {jobs, reuse, NULL, NULL};
+    sc_payload_options o = {.jobs = jobs, .reuse = reuse};
     sc_code c = sc_payload_collect_with(root, flags, &o, l, &err);
     SC_EXPECT_CODE(c, SC_OK, &err);
     CU_ASSERT_FATAL(c == SC_OK);
@@ -1062,7 +1062,7 @@ static void test_collect_reuses_a_subtree_list_under_its_directory(void)
     memcpy(real, e->sha256, sizeof real);
     memcpy(e->sha256, BOGUS, sizeof e->sha256);
     sc_error err;
-    sc_payload_options o = {1, NULL, &env, "venv"};
+    sc_payload_options o = {.jobs = 1, .reuse_sub = &env, .reuse_under = "venv"};
     SC_EXPECT_CODE(sc_payload_collect_with(root, SC_PAYLOAD_HASH | SC_PAYLOAD_CRC, &o, &all, &err),
                    SC_OK, &err);
     CU_ASSERT_STRING_EQUAL(find(&all, "venv/lib/mod.py")->sha256, BOGUS);

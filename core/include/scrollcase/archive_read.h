@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "scrollcase/error.h"
+#include "scrollcase/progress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,6 +122,22 @@ sc_code sc_zip_extract(sc_zip *z, const char *dir, sc_error *err);
  * first failing entry in that order, whatever the count.
  */
 sc_code sc_zip_extract_with(sc_zip *z, const char *dir, unsigned jobs, sc_error *err);
+
+/* Options of sc_zip_extract_opts. */
+typedef struct sc_zip_extract_options {
+    unsigned jobs; /* as sc_zip_extract_with */
+    /* Progress (progress.h, step "extract"; NULL: none): files_done the
+     * entries created (a file once its data is written), of files_total
+     * every entry; bytes_done the bytes written (file data and link
+     * targets) of bytes_total, sc_zip_total_size.  Never changes what is
+     * written. */
+    sc_progress_fn progress;
+    void *progress_ctx;
+} sc_zip_extract_options;
+
+/* sc_zip_extract_with with options (NULL: every CPU, no progress). */
+sc_code sc_zip_extract_opts(sc_zip *z, const char *dir, const sc_zip_extract_options *o,
+                            sc_error *err);
 
 void sc_zip_close(sc_zip *z);
 

@@ -23,6 +23,7 @@
 
 #include "scrollcase/digest.h"
 #include "scrollcase/error.h"
+#include "scrollcase/progress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +72,13 @@ typedef struct sc_archive_options {
      * CPU of this process's affinity mask; 1 = the calling thread alone).
      * The bytes written never depend on it. */
     unsigned jobs;
+    /* Progress (progress.h, step "archive"; NULL: none): files_done the
+     * entries written, in order; bytes_done their uncompressed bytes (a
+     * stored file's counted while it is copied, a deflated one's once it is
+     * written); bytes_total the entries' sizes (a source without a known
+     * size is stat'd for it).  Never changes the bytes written. */
+    sc_progress_fn progress;
+    void *progress_ctx;
 } sc_archive_options;
 
 typedef struct sc_archive_sink {

@@ -35,6 +35,7 @@
 #include "scrollcase/environment.h"
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+#include "scrollcase/progress.h"
 #include "scrollcase/run.h"
 #include "scrollcase/target.h"
 #include "scrollcase/trust.h"
@@ -99,9 +100,9 @@ sc_code sc_box_verify(const sc_release *r, const char *archive_path,
 
 /*
  * How verify, prepare, verify --extracted and the self-test run (the CLI's
- * --jobs).  Zero it for the defaults; NULL means all defaults.  Results
- * never depend on it: the same bytes are checked, written and reported, and
- * the first failure in a fixed order is the one reported.
+ * --jobs and its progress).  Zero it for the defaults; NULL means all
+ * defaults.  Results never depend on it: the same bytes are checked, written
+ * and reported, and the first failure in a fixed order is the one reported.
  */
 typedef struct sc_box_options {
     /* Threads (sc_jobs_resolve: 0 = every CPU of the affinity mask): the
@@ -109,6 +110,16 @@ typedef struct sc_box_options {
      * or more; extraction and tree hashing use them all; 1 = the calling
      * thread only. */
     unsigned jobs;
+    /* The long steps (progress.h; NULL: none): "hash" (the archive's
+     * SHA-256: bytes of the archive file as read, of its size on disk),
+     * "extract" (sc_zip_extract_opts), "verify" (an extracted tree against
+     * its list: sc_payload_verify_tree_opts, whose expected bytes are the
+     * release's installedSizeBytes less the list file — what the release
+     * signs, not a measurement), "digest" (the self-test's hashing of what
+     * it extracted) and "self-test" (the run: elapsed_ms against limit_ms).
+     * Progress never changes what is checked or written. */
+    sc_progress_fn progress;
+    void *progress_ctx;
 } sc_box_options;
 
 /* sc_box_verify with options. */
@@ -257,6 +268,9 @@ typedef struct sc_box_run_options {
     int forward_signals;
     void (*on_prepared)(void *ctx, const sc_receipt *receipt); /* may be NULL */
     void *ctx;
+    /* the temporary prepare's progress (sc_box_options.progress; NULL: none) */
+    sc_progress_fn progress;
+    void *progress_ctx;
 } sc_box_run_options;
 
 /*

@@ -69,7 +69,9 @@ typedef struct sc_build_options {
     /* embedded assets come through the asset cache (asset_cache.h) */
     const char *asset_cache;       /* NULL: sc_asset_cache_dir */
     int offline;                   /* fetch nothing: an uncached asset is asset-not-cached */
-    /* bytes and files done of the total while assets download (may be NULL) */
+    /* bytes and files done of the total of every long step (may be NULL):
+     * copy, digest, download, self-test, parity, recheck and archive
+     * (progress.h); the step lines above come as well */
     sc_progress_fn transfer;
     void *transfer_ctx;
 } sc_build_options;

@@ -57,6 +57,17 @@ sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_d
                                       unsigned jobs, sc_payload_list *list, sc_error *err);
 
 /*
+ * sc_envsource_copy_prefix_keep telling progress (progress.h; NULL: none):
+ * step "copy" (bytes and files of the prefix's regular files, known once
+ * the walk has listed them; a file counts once it is copied), then step
+ * "digest" (the copy hashed, sc_payload_options.progress).
+ */
+sc_code sc_envsource_copy_prefix_with(const char *prefix_dir, const char *venv_dir,
+                                      const sc_target *t, char prefix_digest[65], unsigned jobs,
+                                      sc_payload_list *list, sc_progress_fn progress,
+                                      void *progress_ctx, sc_error *err);
+
+/*
  * Settle every symbolic link under venv_dir (walked in byte order):
  * dangling, or resolving outside venv_dir -> deleted; kept when the target
  * carries links (every platform but Windows), the link passes the lexical

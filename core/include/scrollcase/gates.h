@@ -59,6 +59,15 @@ sc_code sc_gate_self_test(const char *payload_root, const sc_json *scroll, const
                           const char *project_root, const sc_env_map *host, int out_fd,
                           int err_fd, sc_json **record, sc_error *err);
 
+/* The same, telling progress (progress.h, step "self-test"; NULL: none):
+ * files 0 then 1 of 1 run, and about once a second elapsed_ms of the run
+ * against limit_ms, the time limit.  No bytes are counted. */
+sc_code sc_gate_self_test_with(const char *payload_root, const sc_json *scroll,
+                               const sc_target *t, const char *project_root,
+                               const sc_env_map *host, int out_fd, int err_fd,
+                               sc_progress_fn progress, void *progress_ctx, sc_json **record,
+                               sc_error *err);
+
 /* The host probe the parity gate asks when "cuda" takes part.  It fills
  * facts (always; the gate frees them) and returns SC_OK only for a usable
  * host, as sc_gpu_probe does. */
@@ -70,6 +79,12 @@ typedef struct sc_gate_parity_options {
     const sc_gpu_probe_options *probe_options; /* for the default probe; may be NULL */
     size_t stdout_max;         /* 0: SC_GATE_PARITY_STDOUT_MAX */
     int stderr_fd;             /* where a run's stderr goes; -1: inherit; 0 is taken as -1 */
+    /* progress (progress.h, step "parity"; NULL: none): files_done runs
+     * done of files_total accelerators, item the accelerator running, and
+     * about once a second its elapsed_ms against limit_ms (each run's own
+     * time limit, not the gate's).  No bytes are counted. */
+    sc_progress_fn progress;
+    void *progress_ctx;
 } sc_gate_parity_options;
 
 /*
@@ -118,10 +133,12 @@ sc_code sc_gate_payload_unchanged_list(const char *payload_root, const sc_payloa
  * CRC-32 of every file as well (SC_PAYLOAD_CRC) for the archive writer.
  * env (may be NULL): the list the environment was hashed into when it was
  * copied to payload_root/env_under; its unchanged files are not read again
- * (sc_payload_options.reuse_sub).
+ * (sc_payload_options.reuse_sub).  progress (NULL: none) hears the hashing
+ * (step "digest", sc_payload_options.progress).
  */
 sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
                                       const sc_payload_list *env, const char *env_under,
+                                      sc_progress_fn progress, void *progress_ctx,
                                       sc_payload_list *before, char before_hex[65],
                                       sc_error *err);
 
@@ -130,10 +147,12 @@ sc_code sc_gate_payload_snapshot_with(const char *payload_root, unsigned jobs,
  * in *after (free it with sc_payload_list_free; empty on failure).  A file
  * whose identity, size, mode and times show no change since the snapshot
  * hashed it (sc_payload_options.reuse) keeps its digest unread, so an
- * untouched payload costs a walk, not a second read.
+ * untouched payload costs a walk, not a second read.  progress (NULL: none)
+ * hears it as step "recheck" (a reused digest counts as done).
  */
 sc_code sc_gate_payload_recheck(const char *payload_root, const sc_payload_list *before,
-                                unsigned jobs, sc_payload_list *after, sc_error *err);
+                                unsigned jobs, sc_progress_fn progress, void *progress_ctx,
+                                sc_payload_list *after, sc_error *err);
 
 /*
  * The same check given only the digest taken before the gates.  When the

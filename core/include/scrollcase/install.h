@@ -36,6 +36,7 @@ typedef struct sc_install_options {
     const char *cache_dir;    /* NULL: sc_asset_cache_dir */
     const char *tmpdir;       /* NULL: $TMPDIR, else /tmp */
     const sc_download_options *download; /* may be NULL */
+    const sc_box_options *box;  /* prepare's options (its progress); may be NULL */
 } sc_install_options;
 
 /* What was installed besides the receipt.  Owned; sc_install_result_free. */

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "scrollcase/error.h"
+#include "scrollcase/progress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,6 +83,12 @@ typedef struct sc_payload_options {
      * environment the builder hashed when it copied it in. */
     const sc_payload_list *reuse_sub;
     const char *reuse_under;
+    /* Progress of the hashing (progress.h; NULL: none): bytes and files of
+     * the files to hash, known once the walk is done; a file whose digest is
+     * reused counts as done.  progress_step NULL: "digest". */
+    sc_progress_fn progress;
+    void *progress_ctx;
+    const char *progress_step;
 } sc_payload_options;
 #define SC_PAYLOAD_RACY_NS ((int64_t)50 * 1000 * 1000)
 /* skip what is neither file, link nor directory (a FIFO, socket, device)
@@ -148,6 +155,25 @@ sc_code sc_payload_verify_tree(const char *root, const char *expected_sha256,
 /* sc_payload_verify_tree on jobs threads (sc_jobs_resolve: 0 = every CPU). */
 sc_code sc_payload_verify_tree_with(const char *root, const char *expected_sha256,
                                     unsigned jobs, size_t *entry_count, sc_error *err);
+
+/* Options of sc_payload_verify_tree_opts. */
+typedef struct sc_payload_verify_options {
+    unsigned jobs; /* as sc_payload_verify_tree_with */
+    /* Progress (progress.h, step "verify"; NULL: none): files_total is the
+     * number of records, files_done the records checked; bytes_done the
+     * bytes hashed (file contents and link targets).  bytes_expected is
+     * what the caller expects them to add up to (a release's
+     * installedSizeBytes less the list file; 0: unknown): the bar's total,
+     * never a check. */
+    uint64_t bytes_expected;
+    sc_progress_fn progress;
+    void *progress_ctx;
+} sc_payload_verify_options;
+
+/* sc_payload_verify_tree with options (NULL: every CPU, no progress). */
+sc_code sc_payload_verify_tree_opts(const char *root, const char *expected_sha256,
+                                    const sc_payload_verify_options *o, size_t *entry_count,
+                                    sc_error *err);
 
 /* Logical size: sum of entry sizes; more than 2^53-1 -> SC_E_EXTRACTION_LIMIT. */
 sc_code sc_payload_measure(const sc_payload_list *list, uint64_t *size, sc_error *err);

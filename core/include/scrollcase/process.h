@@ -34,6 +34,11 @@ typedef struct sc_process_spec {
     int timeout_seconds;        /* 0: none; past it: SIGTERM, then SIGKILL after 5 s -> SC_E_TIMEOUT */
     int forward_signals;        /* forward SIGINT, SIGTERM, SIGHUP received meanwhile to the child */
     int own_process_group;      /* child in its own group (timeouts kill the group) */
+    /* NULL, or called on this thread about once a second while the child
+     * runs, with the milliseconds since it started (for progress; what it
+     * does never changes the run) */
+    void (*tick)(void *ctx, unsigned long long elapsed_ms);
+    void *tick_ctx;
 } sc_process_spec;
 
 typedef struct sc_process_result {

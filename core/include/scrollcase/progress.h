@@ -15,6 +15,26 @@
 extern "C" {
 #endif
 
+/*
+ * One event.  The pointers are valid during the call only.  A step's events
+ * come in order, never two at once (worker threads report under a lock),
+ * at most one per file or per SC_PROGRESS_BYTES bytes (pacing them for
+ * people is the caller's), the first with bytes_done and files_done 0 and
+ * the last with finished 1 (then done == total when totals are known).  A
+ * step that fails sends no finished event.  Progress never changes what a
+ * step writes.
+ *
+ * Steps: "copy" (the environment prefix copied in), "digest" (files
+ * hashed), "recheck" (the payload collected again after the gates),
+ * "archive" (entries written: their uncompressed bytes), "download", "hash"
+ * (the archive's SHA-256 checked), "extract" (entries written), "verify"
+ * (listed entries hashed against the payload list), "self-test" and
+ * "parity" (process runs: files_done/files_total count the runs, bytes are
+ * 0, and elapsed_ms/limit_ms give the run's time against its time limit).
+ * Which option struct carries the function for each is in its header
+ * (sc_payload_options, sc_archive_options, sc_zip_extract_options,
+ * sc_box_options, sc_gate_parity_options, sc_build_options.transfer, ...).
+ */
 typedef struct sc_progress_event {
     const char *step;     /* "download", "archive", ... (static) */
     const char *item;     /* what: a path or URL; "" when none */
@@ -23,9 +43,17 @@ typedef struct sc_progress_event {
     uint64_t files_done;  /* of files_total; files_total 0: not counted */
     uint64_t files_total;
     int finished;         /* 1 on the step's last event */
+    /* process runs only (else 0): milliseconds the current run has taken,
+     * and its time limit (past it the run is stopped: timeout) */
+    uint64_t elapsed_ms;
+    uint64_t limit_ms;
 } sc_progress_event;
 
 typedef void (*sc_progress_fn)(void *ctx, const sc_progress_event *e);
+
+/* Bytes between two events of one file at most (a big file reports while
+ * it is read, not only when it is done). */
+#define SC_PROGRESS_BYTES ((uint64_t)1 << 20)
 
 /*
  * A byte count for people, exactly: "512 bytes", "1.5 KiB (1536 bytes)",

@@ -1,22 +1,47 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""progress_cli_test.py SCROLLCASE SOURCE_DIR — how `scrollcase build` shows
-the download of an embedded asset (2 MiB from the loopback server, stalled
-halfway): a live bar with rate and ETA on a pseudo-terminal (with colour, and
-without under NO_COLOR or TERM=dumb), plain periodic lines on a pipe, nothing
-with --quiet, JSON lines on stderr with --json and on --progress-fd; sizes
-with their exact byte counts.  Prints "N passed, N failed"."""
+"""progress_cli_test.py SCROLLCASE SOURCE_DIR — how `scrollcase build`,
+`prepare` and `verify` show their long steps: the download of an embedded
+asset (2 MiB from the loopback server, stalled halfway), the environment
+copy, digesting, the self-test, the recheck and the archive of a build, the
+archive's hash and the extraction of a prepare, the check of an extracted
+tree.  A live bar with rate and ETA on a pseudo-terminal (with colour, and
+without under NO_COLOR or TERM=dumb), plain lines on a pipe ("N of M files",
+bytes done of the total, the last line equal to the totals), nothing with
+--quiet, JSON lines on stderr with --json (each valid against
+docs/schema/cli/progress-event.schema.json, each step's first event at 0 and
+its finished event last and equal to the totals) and on --progress-fd;
+sizes with their exact byte counts; the archive's size on disk, not the
+signed one, when they differ (issue 14).  Prints "N passed, N failed"."""
 import json
 import os
 import pty
+import re
+import struct
+import termios
+import fcntl
 import shutil
 import subprocess
 import sys
 import tempfile
 
+import jsonschema
+
 sc, src = sys.argv[1], sys.argv[2]
 passed = failed = 0
 SIZE = 2 * 1024 * 1024
+COLUMNS = 100
+
+
+def bars_fit(err):
+    """Every bar drawn fits the terminal's width (a wrapped line cannot be
+    redrawn in place)."""
+    for seg in re.split(r"[\r\n]", err):
+        shown = re.sub(r"\x1b\[[0-9;]*m", "", seg)
+        if "ETA" in shown or "time limit" in shown:
+            if len(shown.rstrip()) > COLUMNS:
+                return shown
+    return None
 
 
 def note(name, ok, detail=""):
@@ -36,6 +61,7 @@ def git(ws, *args):
 def on_pty(args, env, cwd):
     """Run with stderr on a pseudo-terminal; (status, stdout, stderr text)."""
     master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, COLUMNS, 0, 0))
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave, env=env, cwd=cwd)
     os.close(slave)
     got = b""
@@ -53,6 +79,194 @@ def on_pty(args, env, cwd):
     return p.returncode, out.decode(), got.decode(errors="replace")
 
 
+BUILD_STEPS = ("copy", "digest", "self-test", "recheck", "archive", "download")
+PREPARE_STEPS = ("hash", "extract")
+LINE = re.compile(r"^scrollcase: (?P<step>[a-z-]+)(?: (?P<item>.*?))?: (?P<done>\d+) of "
+                  r"(?P<total>\d+) (?P<unit>files?|runs?),(?P<rest>.*)$")
+EXACT = r"(?:[\d.]+ [KMGTPE]iB \()?(\d+) bytes\)?"
+
+
+def plain_steps(err):
+    """The plain progress lines of stderr, by step, in order."""
+    steps = {}
+    for l in err.splitlines():
+        m = LINE.match(l)
+        if m:
+            steps.setdefault(m.group("step"), []).append(m)
+    return steps
+
+
+def check_plain(name, err, wanted):
+    """Each wanted step: a first line of 0 done of the totals and a last line
+    with every file (or run) done and the bytes equal to the first's total."""
+    steps = plain_steps(err)
+    for step in wanted:
+        lines = steps.get(step, [])
+        note("%s %s lines" % (name, step), len(lines) >= 2, err[-3000:])
+        # a step may run more than once (the environment's digest, then the
+        # payload's): each run from its first line to its last
+        runs, cur = [], []
+        for m in lines:
+            cur.append(m)
+            if " in " in m.group("rest"):
+                runs.append(cur)
+                cur = []
+        note("%s %s runs end" % (name, step), runs and not cur, err[-3000:])
+        for run in runs:
+            check_run(name, step, run)
+
+
+def check_run(name, step, lines):
+    if len(lines) < 2:
+        note("%s %s run lines" % (name, step), False, str([m.group(0) for m in lines]))
+        return
+    if True:
+        first, last = lines[0], lines[-1]
+        note("%s %s first line at 0" % (name, step), first.group("done") == "0", first.group(0))
+        note("%s %s last line all done" % (name, step),
+             last.group("done") == last.group("total") == first.group("total") and
+             " in " in last.group("rest"), last.group(0))
+        if step == "self-test":
+            note("%s self-test against its limit" % name,
+                 "elapsed of the 3:00 time limit" in first.group("rest") and
+                 first.group("unit") == "run", first.group(0))
+            return
+        m = re.match(" " + EXACT + " of " + EXACT + ",", first.group("rest"))
+        n = re.match(" " + EXACT + " in ", last.group("rest"))
+        note("%s %s bytes X of Y" % (name, step), m is not None and m.group(1) == "0",
+             first.group(0))
+        note("%s %s bytes done equal the total" % (name, step),
+             m is not None and n is not None and n.group(1) == m.group(2), last.group(0))
+
+
+with open(os.path.join(src, "docs", "schema", "cli", "progress-event.schema.json")) as f:
+    EVENT_SCHEMA = json.load(f)
+
+
+def check_json(name, err, wanted):
+    """Every stderr line a progress event of the schema; each wanted step's
+    events start at 0 and end with one finished event equal to the totals."""
+    events = []
+    for l in err.splitlines():
+        try:
+            e = json.loads(l)
+            jsonschema.validate(e, EVENT_SCHEMA)
+            events.append(e)
+        except (ValueError, jsonschema.ValidationError) as x:
+            note("%s stderr line is an event" % name, False, "%s: %s" % (l, x))
+    note("%s stderr lines" % name, len(events) > 0)
+    for step in wanted:
+        ev = [e for e in events if e["event"] == "progress" and e["step"] == step]
+        note("%s %s events" % (name, step), len(ev) >= 2, json.dumps(ev[-3:]))
+        runs, cur = [], []
+        for e in ev:
+            cur.append(e)
+            if e["finished"]:
+                runs.append(cur)
+                cur = []
+        note("%s %s runs end" % (name, step), runs and not cur, json.dumps(cur[-2:]))
+        for run in runs:
+            check_events(name, step, run)
+
+
+def check_events(name, step, ev):
+    if len(ev) < 2:
+        note("%s %s run events" % (name, step), False, json.dumps(ev))
+        return
+    if True:
+        fin = [e for e in ev if e["finished"]]
+        note("%s %s first at 0" % (name, step),
+             ev[0]["bytesDone"] == 0 and ev[0]["filesDone"] == 0 and not ev[0]["finished"])
+        note("%s %s one finished, last" % (name, step), len(fin) == 1 and ev[-1]["finished"])
+        last = ev[-1]
+        note("%s %s done equal the totals" % (name, step),
+             last["bytesDone"] == last["bytesTotal"] and last["filesDone"] == last["filesTotal"]
+             and last["filesTotal"] > 0, json.dumps(last))
+        if step == "self-test":
+            note("%s self-test limit" % name, last.get("limitMs") == 180000, json.dumps(last))
+
+
+def consumer(env, ws, release, archive, trust):
+    """prepare and verify of the box built: on a pipe, a terminal, --json,
+    --quiet; and verify of an archive whose size is not the signed one."""
+    tmp = tempfile.mkdtemp()
+    try:
+        def dest(n):
+            return os.path.join(tmp, "d%d" % n)
+        prep = [sc, "prepare", release, "", "--trust", trust]
+
+        def prepare(n, *extra):
+            return prep[:3] + [dest(n)] + prep[4:] + list(extra)
+        r = subprocess.run(prepare(1), capture_output=True, text=True, env=env, cwd=ws)
+        note("prepare pipe exit", r.returncode == 0, r.stderr)
+        note("prepare pipe no bar", "\r" not in r.stderr and "\x1b[" not in r.stderr)
+        check_plain("prepare pipe", r.stderr, PREPARE_STEPS)
+        r = subprocess.run([sc, "verify", release, "--trust", trust, "--extracted", dest(1)],
+                           capture_output=True, text=True, env=env, cwd=ws)
+        note("verify --extracted pipe exit", r.returncode == 0, r.stderr)
+        check_plain("verify --extracted pipe", r.stderr, ("verify",))
+
+        rc, out, err = on_pty(prepare(2), env, ws)
+        note("prepare tty exit", rc == 0, err)
+        for step in PREPARE_STEPS:
+            note("prepare tty %s bar" % step,
+                 re.search("\r\x1b\\[1;36m%s\x1b\\[0m[^\r\n]*: [0-9]+ of [0-9]+ files?, \\[[#-]+\\] "
+                           "+[0-9]+%% .*/s  ETA" % step, err) is not None, repr(err[-1500:]))
+        rc, out, err = on_pty(prepare(3), dict(env, NO_COLOR="1"), ws)
+        note("prepare tty NO_COLOR", rc == 0 and "\x1b[" not in err and
+             re.search(r"\rextract[^\r\n]*: [0-9]+ of [0-9]+ files, \[", err) is not None,
+             repr(err[-600:]))
+
+        r = subprocess.run(prepare(4, "--json"), capture_output=True, text=True, env=env, cwd=ws)
+        note("prepare json exit", r.returncode == 0 and json.loads(r.stdout)["ok"] is True,
+             r.stderr)
+        check_json("prepare json", r.stderr, PREPARE_STEPS)
+        r = subprocess.run([sc, "verify", release, "--trust", trust, "--extracted", dest(4),
+                            "--json"], capture_output=True, text=True, env=env, cwd=ws)
+        note("verify --extracted json exit", r.returncode == 0, r.stderr)
+        check_json("verify --extracted json", r.stderr, ("verify",))
+        r = subprocess.run([sc, "verify", release, "--trust", trust, "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws)
+        note("verify json exit", r.returncode == 0, r.stderr)
+        check_json("verify json", r.stderr, ("hash",))
+
+        for argv in (prepare(5, "--quiet"),
+                     [sc, "verify", release, "--trust", trust, "--quiet"],
+                     [sc, "verify", release, "--trust", trust, "--extracted", dest(1), "-q"]):
+            r = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ws)
+            note("quiet %s exit" % argv[1], r.returncode == 0, r.stderr)
+            note("quiet %s says nothing" % argv[1], r.stderr == "", r.stderr)
+
+        # run prepares into a temporary directory first (this box declares no
+        # execution: it is refused after the prepare, with no-execution)
+        r = subprocess.run([sc, "run", release, "--trust", trust], capture_output=True,
+                           text=True, env=env, cwd=ws)
+        note("run exit", r.returncode == 1 and "error[no-execution]" in r.stderr, r.stderr)
+        check_plain("run pipe", r.stderr, PREPARE_STEPS)
+        r = subprocess.run([sc, "run", release, "--trust", trust, "--quiet"], capture_output=True,
+                           text=True, env=env, cwd=ws)
+        note("run quiet: the error alone",
+             r.returncode == 1 and r.stderr.startswith("scrollcase: error[no-execution]") and
+             len(r.stderr.splitlines()) == 1, r.stderr)
+
+        # issue 14: the step line gives the archive's size on disk, and the
+        # signed size labelled as such, never the signed size as the file's
+        grown = os.path.join(tmp, "grown.zip")
+        shutil.copyfile(archive, grown)
+        signed = os.path.getsize(archive)
+        with open(grown, "ab") as f:
+            f.write(b"0123456789")
+        r = subprocess.run([sc, "verify", release, "--trust", trust, "--archive", grown],
+                           capture_output=True, text=True, env=env, cwd=ws)
+        line = [l for l in r.stderr.splitlines() if l.startswith("scrollcase: checking")]
+        note("grown archive refused", r.returncode == 1 and "error[archive-size]" in r.stderr,
+             r.stderr)
+        note("grown archive: its own size", bool(line) and "(%d bytes)" % (signed + 10) in line[0]
+             and "the release signs" in line[0] and "(%d bytes)" % signed in line[0], str(line))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     if shutil.which("git") is None or not os.path.exists("/usr/bin/python3"):
         print("SKIP: git and /usr/bin/python3 are needed to build a box")
@@ -65,6 +279,12 @@ def main():
         with open(os.path.join(prefix, "bin", "python"), "w") as f:
             f.write('#!/bin/sh\nexec /usr/bin/python3 "$@"\n')
         os.chmod(os.path.join(prefix, "bin", "python"), 0o755)
+        os.makedirs(os.path.join(prefix, "lib"))
+        with open(os.path.join(prefix, "lib", "big.bin"), "wb") as f:
+            f.write(bytes(range(251)) * 6000)  # 1.4 MiB: more than one event's worth
+        for i in range(5):
+            with open(os.path.join(prefix, "lib", "m%d.py" % i), "w") as f:
+                f.write("x = %d\n" % i)
         served = os.path.join(tmp, "served")
         os.makedirs(served)
         with open(os.path.join(served, "weights.bin"), "wb") as f:
@@ -105,11 +325,21 @@ def main():
         note("tty bar shows percent and rate", "%" in err and "/s" in err and "[" in err)
         note("tty colour", "\x1b[" in err)
         note("tty exact size", exact in err and "2.0 MiB" in err)
+        for step in ("copy", "digest", "archive"):
+            note("tty %s bar" % step,
+                 re.search("\r\x1b\\[1;36m%s\x1b\\[0m[^\r\n]*: [0-9]+ of [0-9]+ files, \\[[#-]+\\] "
+                           "+[0-9]+%% .* / .*/s  ETA [0-9]+:[0-9]+" % step, err) is not None,
+                 repr(err[-1500:]))
+        wide = bars_fit(err)
+        note("tty bars fit %d columns" % COLUMNS, wide is None, repr(wide))
+        note("tty self-test bar", re.search(r"\rself-test|\r\x1b\[1;36mself-test", err) is not None)
 
         for name, extra in (("NO_COLOR", {"NO_COLOR": "1"}), ("TERM=dumb", {"TERM": "dumb"})):
             rc, out, err = on_pty(build, fresh(dict(env, **extra)), ws)
             note("tty %s exit" % name, rc == 0, err)
             note("tty %s no colour" % name, "\x1b[" not in err and "\r" in err, repr(err[-300:]))
+            note("tty %s archive bar" % name, re.search(r"\rarchive[^\r\n]*: [0-9]+ of [0-9]+ files, \[", err)
+                 is not None, repr(err[-600:]))
 
         r = subprocess.run(build, capture_output=True, text=True, env=fresh(env), cwd=ws)
         note("pipe exit", r.returncode == 0, r.stderr)
@@ -119,6 +349,7 @@ def main():
              r.stderr)
         note("pipe last line exact", bool(lines) and exact in lines[-1] and " in " in lines[-1],
              "\n".join(lines))
+        check_plain("pipe build", r.stderr, BUILD_STEPS)
 
         r = subprocess.run(build + ["--quiet"], capture_output=True, text=True, env=fresh(env), cwd=ws)
         note("quiet exit", r.returncode == 0, r.stderr)
@@ -133,9 +364,16 @@ def main():
             except ValueError:
                 note("json stderr line is JSON", False, l)
         prog = [e for e in events if e.get("event") == "progress"]
-        note("json progress events", len(prog) >= 2 and prog[-1]["finished"] is True and
-             prog[-1]["bytesDone"] == SIZE and prog[-1]["bytesTotal"] == SIZE and
-             prog[-1]["filesTotal"] == 1, json.dumps(prog[-2:]))
+        dl = [e for e in prog if e["step"] == "download"]
+        note("json progress events", len(dl) >= 2 and dl[-1]["finished"] is True and
+             dl[-1]["bytesDone"] == SIZE and dl[-1]["bytesTotal"] == SIZE and
+             dl[-1]["filesTotal"] == 1 and dl[-1]["filesDone"] == 1, json.dumps(dl[-2:]))
+        check_json("json build", r.stderr, BUILD_STEPS)
+        built = json.loads(r.stdout)["builds"][0]
+        release, archive = built["releasePath"], built["archivePath"]
+        trust = [os.path.join(d, "signing-public.json") for d, _, files in os.walk(ws)
+                 if "signing-public.json" in files][0]
+        consumer(env, ws, release, archive, trust)
         note("json step events", any(e.get("event") == "step" for e in events))
         note("json stdout one document", json.loads(r.stdout).get("ok") is True)
 
