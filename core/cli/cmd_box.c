@@ -188,8 +188,9 @@ static void print_receipt(const sc_receipt *r, int json)
                       r->execution_kind[0] ? r->execution_kind : "none");
     sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "assets", "%zu required", r->required_asset_count);
     sc_cli_show_receipt_signed_by(r);
-    sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s (%llu bytes)", r->archive_sha256,
-                      (unsigned long long)r->archive_size);
+    char size[64];
+    sc_progress_human_size(r->archive_size, size, sizeof size);
+    sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s, %s", r->archive_sha256, size);
     sc_cli_show_installed(r);
     print_report(r->environment_report);
 }

@@ -14,6 +14,7 @@
 #include "scrollcase/asset_cache.h"
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+#include "scrollcase/progress.h"
 
 static unsigned long long u64(const sc_json *o, const char *k)
 {
@@ -46,11 +47,15 @@ static int cmd_cache_ls(sc_cli_args *a)
     if (sc_cli_json())
         return sc_cli_print_json(o);
     const sc_json *entries = sc_json_get(o, "entries");
-    printf("asset cache %s: %zu file(s), %llu bytes\n", sc_json_cstr(sc_json_get(o, "directory")),
-           entries->length, u64(o, "totalBytes"));
-    for (const sc_json *e = entries->child; e != NULL; e = e->next)
-        printf("  %s %12llu%s\n", sc_json_cstr(sc_json_get(e, "sha256")), u64(e, "sizeBytes"),
+    char size[64];
+    sc_progress_human_size(u64(o, "totalBytes"), size, sizeof size);
+    printf("asset cache %s: %zu file(s), %s\n", sc_json_cstr(sc_json_get(o, "directory")),
+           entries->length, size);
+    for (const sc_json *e = entries->child; e != NULL; e = e->next) {
+        sc_progress_human_size(u64(e, "sizeBytes"), size, sizeof size);
+        printf("  %s %s%s\n", sc_json_cstr(sc_json_get(e, "sha256")), size,
                sc_json_get(e, "partial")->boolean ? "  (partial download)" : "");
+    }
     sc_json_free(o);
     return fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
 }
@@ -64,12 +69,15 @@ static int cmd_cache_gc(sc_cli_args *a)
     if (sc_cli_json())
         return sc_cli_print_json(o);
     const sc_json *removed = sc_json_get(o, "removed");
-    for (const sc_json *e = removed->child; e != NULL; e = e->next)
-        printf("removed %s (%s, %llu bytes)\n", sc_json_cstr(sc_json_get(e, "name")),
-               sc_json_cstr(sc_json_get(e, "reason")), u64(e, "sizeBytes"));
-    printf("asset cache %s: %zu removed, %llu bytes freed, %llu kept\n",
-           sc_json_cstr(sc_json_get(o, "directory")), removed->length, u64(o, "freedBytes"),
-           u64(o, "kept"));
+    char size[64];
+    for (const sc_json *e = removed->child; e != NULL; e = e->next) {
+        sc_progress_human_size(u64(e, "sizeBytes"), size, sizeof size);
+        printf("removed %s (%s): %s\n", sc_json_cstr(sc_json_get(e, "name")),
+               sc_json_cstr(sc_json_get(e, "reason")), size);
+    }
+    sc_progress_human_size(u64(o, "freedBytes"), size, sizeof size);
+    printf("asset cache %s: %zu removed, %s freed, %llu kept\n",
+           sc_json_cstr(sc_json_get(o, "directory")), removed->length, size, u64(o, "kept"));
     sc_json_free(o);
     return fflush(stdout) == 0 ? 0 : EXIT_REJECTED;
 }

@@ -290,17 +290,23 @@ static void print_diff(const sc_json *d)
     printf("  %zu added (%s)", added->length, s);
     size_text(u64(p, "removedBytes"), s, sizeof s);
     printf(", %zu removed (%s), %zu changed\n", removed->length, s, changed->length);
-    for (const sc_json *e = added->child; e != NULL; e = e->next)
-        printf("  + %s (%llu bytes)\n", str(e, "path"), u64(e, "sizeBytes"));
-    for (const sc_json *e = removed->child; e != NULL; e = e->next)
-        printf("  - %s (%llu bytes)\n", str(e, "path"), u64(e, "sizeBytes"));
+    for (const sc_json *e = added->child; e != NULL; e = e->next) {
+        size_text(u64(e, "sizeBytes"), s, sizeof s);
+        printf("  + %s: %s\n", str(e, "path"), s);
+    }
+    for (const sc_json *e = removed->child; e != NULL; e = e->next) {
+        size_text(u64(e, "sizeBytes"), s, sizeof s);
+        printf("  - %s: %s\n", str(e, "path"), s);
+    }
     for (const sc_json *e = changed->child; e != NULL; e = e->next) {
-        printf("  ~ %s (%llu -> %llu bytes;", str(e, "path"), u64(sc_json_get(e, "a"), "sizeBytes"),
-               u64(sc_json_get(e, "b"), "sizeBytes"));
+        char t[96];
+        size_text(u64(sc_json_get(e, "a"), "sizeBytes"), s, sizeof s);
+        size_text(u64(sc_json_get(e, "b"), "sizeBytes"), t, sizeof t);
+        printf("  ~ %s: %s -> %s, changed:", str(e, "path"), s, t);
         const sc_json *w = sc_json_get(e, "changes");
         for (const sc_json *x = w ? w->child : NULL; x != NULL; x = x->next)
             printf(" %s", sc_json_cstr(x));
-        printf(")\n");
+        printf("\n");
     }
 }
 

@@ -17,6 +17,7 @@
 #include "scrollcase/error.h"
 #include "scrollcase/install.h"
 #include "scrollcase/json.h"
+#include "scrollcase/progress.h"
 #include "scrollcase/trust.h"
 
 /* One download at a time (a document, then the archive): its events. */
@@ -101,8 +102,10 @@ static int cmd_install(sc_cli_args *a)
         if (r.channel_url != NULL)
             sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "channel", "%s", r.channel_url);
         sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "release", "%s", r.release_url);
-        sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s (%llu bytes, cached at %s)",
-                          r.archive_url, (unsigned long long)p->archive_size, r.archive_path);
+        char size[64];
+        sc_progress_human_size(p->archive_size, size, sizeof size);
+        sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s, %s, cached at %s", r.archive_url,
+                          size, r.archive_path);
         sc_cli_show_receipt_signed_by(p);
         sc_cli_show_installed(p);
     }

@@ -21,6 +21,7 @@
 #include "scrollcase/error.h"
 #include "scrollcase/gpu_probe.h"
 #include "scrollcase/json.h"
+#include "scrollcase/progress.h"
 #include "scrollcase/manifest.h"
 #include "scrollcase/parity.h"
 
@@ -123,10 +124,12 @@ static int cmd_gpu(sc_cli_args *a)
         printf("driver %s, CUDA %s, %zu GPU(s)\n",
                f.driver_version[0] != '\0' ? f.driver_version : "(version unknown)", cv,
                f.device_count);
-        for (size_t i = 0; i < f.device_count; i++)
-            printf("  %zu: %s, compute capability %d.%d, %llu bytes\n", i, f.devices[i].name,
-                   f.devices[i].cc_major, f.devices[i].cc_minor,
-                   (unsigned long long)f.devices[i].memory_bytes);
+        for (size_t i = 0; i < f.device_count; i++) {
+            char size[64];
+            sc_progress_human_size(f.devices[i].memory_bytes, size, sizeof size);
+            printf("  %zu: %s, compute capability %d.%d, %s\n", i, f.devices[i].name,
+                   f.devices[i].cc_major, f.devices[i].cc_minor, size);
+        }
     }
     sc_gpu_facts_free(&f);
     return rc;

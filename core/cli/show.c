@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "scrollcase/progress.h"
+
 void sc_cli_show_field(int width, const char *label, const char *fmt, ...)
 {
     printf("  %-*s", width, label);
@@ -44,6 +46,7 @@ void sc_cli_show_receipt_signed_by(const sc_receipt *r)
 
 void sc_cli_show_installed(const sc_receipt *r)
 {
-    sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "installed", "%llu bytes",
-                      (unsigned long long)r->installed_size);
+    char size[64];
+    sc_progress_human_size(r->installed_size, size, sizeof size);
+    sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "installed", "%s", size);
 }

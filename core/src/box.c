@@ -493,7 +493,7 @@ static int64_t stat_ns(struct timespec t)
 }
 
 sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
-                                 const sc_release *r, sc_code mismatch, unsigned jobs,
+                                 const sc_release *r, sc_code mismatch, const sc_box_options *o,
                                  sc_error *err)
 {
     struct stat now;
@@ -503,7 +503,16 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
         stat_ns(a->st.st_mtim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS &&
         stat_ns(a->st.st_ctim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS)
         return SC_OK;
-    return sc_box_hash_fd(a->fd, name, r, mismatch, jobs, NULL, err);
+    /* Read again: a second "hash" step, heard like the first. */
+    sc_progress_meter meter;
+    sc_progress_meter_start(&meter, o != NULL ? o->progress : NULL,
+                            o != NULL ? o->progress_ctx : NULL, "hash", name,
+                            (uint64_t)a->st.st_size, 1);
+    sc_code c = sc_box_hash_fd(a->fd, name, r, mismatch, o != NULL ? o->jobs : 0, &meter, err);
+    if (c == SC_OK)
+        sc_progress_meter_add(&meter, name, 0, 1);
+    sc_progress_meter_end(&meter, c == SC_OK);
+    return c;
 }
 
 sc_code sc_box_inspect(const sc_release *r, const char *archive_path, unsigned jobs,

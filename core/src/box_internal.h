@@ -34,10 +34,11 @@ typedef struct sc_box_archive {
  * and ctime as when it was hashed, both times more than
  * SC_PAYLOAD_RACY_NS before the hashing (the kernel moves ctime on every
  * write and nothing moves it back).  Otherwise the archive is hashed again:
- * a different hash is `mismatch`.
+ * a different hash is `mismatch`; that reading is a "hash" step heard by
+ * o's progress function (o may be NULL; o->jobs as in sc_box_inspect_with).
  */
 sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
-                                 const sc_release *r, sc_code mismatch, unsigned jobs,
+                                 const sc_release *r, sc_code mismatch, const sc_box_options *o,
                                  sc_error *err);
 
 /* 16.1 steps 4-11.  On success *a is open (sc_box_archive_close).  jobs as

@@ -553,7 +553,7 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
         goto done;
     }
     /* The archive hashed once: read again only when its stamp moved. */
-    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, jobs, err)) !=
+    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, o, err)) !=
         SC_OK)
         goto done;
     struct stat before, after;

@@ -605,6 +605,52 @@ static void prepare_extracts_and_returns_a_receipt(void)
     fx_free(&f);
 }
 
+/* The "hash" steps a prepare sends: how many started, how many finished
+ * with the archive's whole size read and its one file done. */
+typedef struct hash_steps {
+    uint64_t size;
+    int started, finished_whole;
+} hash_steps;
+
+static void count_hash_steps(void *ctx, const sc_progress_event *e)
+{
+    hash_steps *h = ctx;
+    if (strcmp(e->step, "hash") != 0)
+        return;
+    if (e->bytes_done == 0 && e->files_done == 0 && !e->finished)
+        h->started++;
+    if (e->finished && e->bytes_done == h->size && e->bytes_total == h->size &&
+        e->files_done == 1 && e->files_total == 1)
+        h->finished_whole++;
+}
+
+/* An archive whose stamp cannot vouch for it after extraction (its mtime
+ * set ahead of the first hashing) is read again: a second "hash" step,
+ * counted like the first. */
+static void prepare_rehash_of_a_moved_archive_is_a_second_hash_step(void)
+{
+    fx f;
+    build(&f, &PLAIN);
+    struct stat st;
+    CU_ASSERT_FATAL(stat(f.archive, &st) == 0);
+    struct timespec ahead[2];
+    CU_ASSERT_FATAL(clock_gettime(CLOCK_REALTIME, &ahead[0]) == 0);
+    ahead[0].tv_sec += 3600;
+    ahead[1] = ahead[0];
+    CU_ASSERT_FATAL(utimensat(AT_FDCWD, f.archive, ahead, 0) == 0);
+    hash_steps h = {(uint64_t)st.st_size, 0, 0};
+    sc_box_options o = {.jobs = 1, .progress = count_hash_steps, .progress_ctx = &h};
+    sc_error err;
+    sc_receipt rc;
+    char *dest = cat(f.dir, "box");
+    SC_EXPECT_CODE(sc_box_prepare_with(&f.rel, f.archive, dest, &o, &rc, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(h.started, 2);
+    CU_ASSERT_EQUAL(h.finished_whole, 2);
+    sc_receipt_free(&rc);
+    free(dest);
+    fx_free(&f);
+}
+
 static void prepare_refuses_an_existing_destination(void)
 {
     fx f;
@@ -1192,6 +1238,7 @@ void register_consumer_tests(void)
     SC_ADD_TEST(s, verify_missing_script);
     SC_ADD_TEST(s, verify_missing_module);
     SC_ADD_TEST(s, prepare_extracts_and_returns_a_receipt);
+    SC_ADD_TEST(s, prepare_rehash_of_a_moved_archive_is_a_second_hash_step);
     SC_ADD_TEST(s, prepare_refuses_an_existing_destination);
     SC_ADD_TEST(s, prepare_installed_size_mismatch_leaves_nothing);
     SC_ADD_TEST(s, prepare_failed_verification_leaves_nothing);

@@ -111,7 +111,9 @@ typedef struct sc_box_options {
      * thread only. */
     unsigned jobs;
     /* The long steps (progress.h; NULL: none): "hash" (the archive's
-     * SHA-256: bytes of the archive file as read, of its size on disk),
+     * SHA-256: bytes of the archive file as read, of its size on disk; a
+     * prepare whose archive stamp moved during extraction hashes it again,
+     * a second "hash" step),
      * "extract" (sc_zip_extract_opts), "verify" (an extracted tree against
      * its list: sc_payload_verify_tree_opts, whose expected bytes are the
      * release's installedSizeBytes less the list file — what the release

@@ -114,7 +114,8 @@ expect_in inspect-asset "$tmp/out" "model-cache/weights.bin"
 
 # ---- cache ls ----------------------------------------------------------------------
 check cache-ls 0 "$sc" cache ls
-expect_in cache-ls "$tmp/out" "$asset_sha"
+expect_in cache-ls "$tmp/out" "  $asset_sha $(human_size "$asset_size")"
+expect_in cache-ls-total "$tmp/out" ": 1 file(s), $(human_size "$asset_size")"
 check cache-ls-json 0 "$sc" cache ls --json
 expect_in cache-ls-json "$tmp/out" "\"sizeBytes\": $asset_size"
 expect_in cache-ls-json-partial "$tmp/out" '"partial": false'
@@ -153,6 +154,12 @@ expect build-damaged-refetched test "$(requests)" -ge 1
 expect build-damaged-same-archive test "$(sha256sum "$zip" | cut -d' ' -f1)" = "$first"
 
 # ---- cache gc: partials, damaged entries and foreign files go, good ones stay ------
+# a damaged entry of 2 KiB, collected by the plain gc: its size for people
+damaged=$(printf 'c%.0s' $(seq 64))
+head -c 2048 /dev/zero >"$SCROLLCASE_CACHE/$damaged"
+check cache-gc-plain 0 "$sc" cache gc
+expect_in cache-gc-plain-entry "$tmp/out" "removed $damaged (damaged): 2.0 KiB (2048 bytes)"
+expect_in cache-gc-plain-freed "$tmp/out" ": 1 removed, 2.0 KiB (2048 bytes) freed, 1 kept"
 printf 'partial' >"$SCROLLCASE_CACHE/$(printf 'a%.0s' $(seq 64)).part"
 printf 'wrong' >"$SCROLLCASE_CACHE/$(printf 'b%.0s' $(seq 64))"
 printf 'junk' >"$SCROLLCASE_CACHE/notes.txt"

@@ -17,7 +17,7 @@ out, variant = sys.argv[2], int(sys.argv[3])
 archive_url = sys.argv[4] if len(sys.argv) > 4 else "https://example.com/boxes/box.zip"
 files = {
     "venv/bin/python": (b"#!/bin/sh\nexit 0\n", True),
-    "app/main.py": (b"print('hello')\n" * (1 if variant == 1 else 40), False),
+    "app/main.py": (b"print('hello')\n" * (1 if variant == 1 else 100), False),  # 1.5 KiB in v2
     "model/weights.bin": (bytes(range(256)) * 16, False),
 }
 if variant == 1:

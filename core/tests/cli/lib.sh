@@ -32,6 +32,19 @@ check() { # NAME EXPECTED_STATUS COMMAND...: run it, stdout/stderr to $tmp/out, 
     fi
 }
 
+# A size as the CLI shows it to people (sc_progress_human_size): "N bytes"
+# under 1 KiB, else "1.5 MiB (1572864 bytes)" — the rounded size, the exact
+# bytes beside it.
+human_size() { # BYTES
+    awk -v n="$1" 'BEGIN {
+        if (n < 1024) { printf "%d bytes", n; exit }
+        split("KiB MiB GiB TiB PiB EiB", u, " ")
+        v = n / 1024; i = 1
+        while (v >= 1024 && i < 6) { v /= 1024; i++ }
+        printf "%.1f %s (%d bytes)", v, u[i], n
+    }'
+}
+
 expect_in() { # NAME FILE TEXT
     if grep -qF -- "$3" "$2"; then
         passed=$((passed + 1))

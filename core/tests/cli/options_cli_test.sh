@@ -85,7 +85,7 @@ check parse-no-dashes 2 "$sc" help --parse-only verify
 check commands-json 0 "$sc" help --commands-json
 expect commands-json-parses "$py" -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out"
 check table "0" "$py" "$(dirname "${BASH_SOURCE[0]}")/options_table.py" "$sc" \
-    "$src/docs/schema/cli/commands.schema.json"
+    "$src/docs/schema/cli/commands.schema.json" "$src/docs/cli.md"
 tail -1 "$tmp/out"
 
 echo "$passed passed, $failed failed"

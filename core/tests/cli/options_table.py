@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""options_table.py SCROLLCASE SCHEMA — checks the option table against the
+"""options_table.py SCROLLCASE SCHEMA [CLI_MD] — checks the option table against the
 program that uses it: `help --commands-json` validates against its schema;
 every command's --help exits 0 and names every option it lists; a command
 line made of every command's required operands and each of its options (with
 a value that fits) passes `help --parse-only`; options a command does not
-list are refused by it with the usage error.  Prints "N passed, N failed"."""
+list are refused by it with the usage error.  With CLI_MD (docs/cli.md): every
+option a `### \`scrollcase COMMAND ...\`` heading names is one COMMAND takes, and
+the progress options (--quiet, --progress-fd) and --jobs are in the headings
+of every command that takes them.  Prints "N passed, N failed"."""
 import json
+import re
 import subprocess
 import sys
 
@@ -94,6 +98,27 @@ for c in table["commands"]:
     if any(op["required"] for op in c["operands"]):
         rc, _, err = run("help", "--parse-only", "--", *words)
         check("operand-required %s" % name, rc != 0 and "error[usage]" in err, err)
+
+if len(sys.argv) > 3:
+    with open(sys.argv[3], encoding="utf-8") as f:
+        headings = re.findall(r"^### `scrollcase ([^`]*)`", f.read(), re.M)
+    by_length = sorted(table["commands"], key=lambda c: len(c["name"]), reverse=True)
+    named = {}  # command name -> the options its headings name
+    for h in headings:
+        c = next((c for c in by_length if h == c["name"] or h.startswith(c["name"] + " ")), None)
+        if c is None:  # a heading for a family ("add file|asset|...")
+            continue
+        named.setdefault(c["name"], set()).update(re.findall(r"--[a-z][a-z0-9-]*", h))
+    for c in table["commands"]:
+        if c["name"] not in named:
+            continue
+        takes = {o["name"] for o in c["options"]}
+        for o in sorted(named[c["name"]] - takes):
+            check("heading-option-taken %s %s" % (c["name"], o), False, "docs/cli.md")
+        for o in ("--quiet", "--progress-fd", "--jobs"):
+            if o in takes:
+                check("heading-lists %s %s" % (c["name"], o), o in named[c["name"]], "docs/cli.md")
+    check("headings-found", len(named) > 20, "%d" % len(named))
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
