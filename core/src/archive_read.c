@@ -175,6 +175,9 @@ typedef struct ptree {
     size_t mask;
 } ptree;
 
+/* A tree for n nodes at first; it grows (doubling, rehashing) past that,
+ * so that the bound the caller knows (entries + slashes, mostly repeated
+ * prefixes) need not be allocated, nor its pages touched, up front. */
 static int ptree_init(ptree *t, size_t n)
 {
     size_t cap = 16;
@@ -188,6 +191,36 @@ static int ptree_init(ptree *t, size_t n)
     return t->nodes != NULL && t->slots != NULL;
 }
 
+/* Room for one more node with the table at most half full; 0 when out of memory. */
+static int ptree_grow(ptree *t)
+{
+    if (t->count == t->cap) {
+        if (t->cap > SIZE_MAX / 2 / sizeof *t->nodes)
+            return 0;
+        pnode *nn = realloc(t->nodes, t->cap * 2 * sizeof *t->nodes);
+        if (nn == NULL)
+            return 0;
+        t->nodes = nn;
+        t->cap *= 2;
+    }
+    if ((t->count + 1) * 2 > t->mask + 1) {
+        size_t cap = (t->mask + 1) * 2;
+        size_t *ns = calloc(cap, sizeof *ns);
+        if (ns == NULL)
+            return 0;
+        for (size_t k = 0; k < t->count; k++) {
+            size_t i = (size_t)t->nodes[k].hash & (cap - 1);
+            while (ns[i] != 0)
+                i = (i + 1) & (cap - 1);
+            ns[i] = k + 1;
+        }
+        free(t->slots);
+        t->slots = ns;
+        t->mask = cap - 1;
+    }
+    return 1;
+}
+
 static void ptree_free(ptree *t)
 {
     free(t->nodes);
@@ -198,7 +231,7 @@ static void ptree_free(ptree *t)
 }
 
 /* The node (parent, seg), created when create and absent; NODE_NONE when
- * absent (or when the tree is full, which the caller's sizing excludes). */
+ * absent (or, creating, when out of memory). */
 static size_t ptree_step(ptree *t, size_t parent, const char *seg, size_t len, int create)
 {
     uint64_t h = 1469598103934665603ull ^ ((uint64_t)parent * 0x9E3779B97F4A7C15ull);
@@ -217,8 +250,15 @@ static size_t ptree_step(ptree *t, size_t parent, const char *seg, size_t len, i
             return v - 1;
         i = (i + 1) & t->mask;
     }
-    if (!create || t->count == t->cap)
+    if (!create)
         return NODE_NONE;
+    if (t->count == t->cap || (t->count + 1) * 2 > t->mask + 1) {
+        if (!ptree_grow(t))
+            return NODE_NONE;
+        i = (size_t)h & t->mask;
+        while (t->slots[i] != 0)
+            i = (i + 1) & t->mask;
+    }
     pnode *n = &t->nodes[t->count];
     n->parent = parent;
     n->seg = seg;
@@ -246,11 +286,34 @@ static size_t ptree_find(ptree *t, const char *s, size_t len)
 }
 
 /* Enter s into the tree: chain[j] is the node of the j-th '/'-prefix, the
- * last one (chain[*n - 1]) that of s itself.  Nodes are created unmarked. */
-static int ptree_enter(ptree *t, const char *s, size_t len, size_t *chain, size_t *n)
+ * last one (chain[*n - 1]) that of s itself.  Nodes are created unmarked.
+ * On entry chain[0 .. *n) may hold the chain of prev (prev_len bytes; NULL
+ * and *n == 0 when none): the '/'-prefixes s shares with prev are taken from
+ * it instead of being walked again, so that a run of paths in one directory
+ * (the central directory's usual order) costs a step each, not a step per
+ * segment. */
+static int ptree_enter(ptree *t, const char *s, size_t len, const char *prev, size_t prev_len,
+                       size_t *chain, size_t *n)
 {
-    size_t node = NODE_NONE, pos = 0, m = 0;
-    for (size_t k = 0; k <= len; k++) {
+    size_t node = NODE_NONE, pos = 0, m = 0, start = 0;
+    if (prev != NULL && *n > 0) {
+        /* The longest common run of whole segments, ending before a '/' in both. */
+        size_t lim = len < prev_len ? len : prev_len, segs = 0, k = 0;
+        for (; k < lim && s[k] == prev[k]; k++) {
+            if (s[k] == '/') {
+                segs++;
+                pos = k + 1;
+            }
+        }
+        if (segs > 0 && segs < *n) {
+            m = segs;
+            node = chain[m - 1];
+            start = pos;
+        } else {
+            pos = 0;
+        }
+    }
+    for (size_t k = start; k <= len; k++) {
         if (k < len && s[k] != '/')
             continue;
         node = ptree_step(t, node, s + pos, k - pos, 1);
@@ -271,7 +334,8 @@ struct sc_zip {
     uint64_t file_size;
     uint64_t cd_offset;    /* the central directory starts here; data ends here */
     sc_zip_entry *entries;
-    char **folded;         /* ASCII-folded copy of each entry's path */
+    char **folded;         /* ASCII-folded copy of each entry's path, in folded_buf */
+    char *folded_buf;      /* one block for all of them (owned) */
     size_t count;
     uint64_t total;
     table exact;           /* exact normalised path -> index */
@@ -983,10 +1047,11 @@ static sc_code collide(sc_error *err, const sc_zip *z, const sc_zip_entry *e, co
  */
 static sc_code check_collisions(sc_zip *z, ptree *folded, size_t *chain, sc_error *err)
 {
+    size_t n = 0; /* chain[0 .. n): the previous entry's */
     for (size_t i = 0; i < z->count; i++) {
         const sc_zip_entry *e = &z->entries[i];
-        size_t n = 0;
-        if (!ptree_enter(folded, z->folded[i], e->path_len, chain, &n))
+        if (!ptree_enter(folded, z->folded[i], e->path_len, i > 0 ? z->folded[i - 1] : NULL,
+                         i > 0 ? z->entries[i - 1].path_len : 0, chain, &n))
             return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         pnode *self = &folded->nodes[chain[n - 1]];
         if (self->entry != NODE_NONE) {
@@ -1211,24 +1276,29 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
     rc = parse_central(z, cd, (size_t)ei.cd_size, ei.entries, raws, err);
     if (rc != SC_OK)
         goto done;
+    size_t folded_room = 1, folded_used = 0;
+    for (uint64_t i = 0; i < ei.entries; i++)
+        folded_room += raws[i].name_len + 1; /* within the central directory's size */
     z->entries = calloc((size_t)ei.entries + 1, sizeof *z->entries);
     z->folded = calloc((size_t)ei.entries + 1, sizeof *z->folded);
-    if (z->entries == NULL || z->folded == NULL) {
+    z->folded_buf = malloc(folded_room);
+    if (z->entries == NULL || z->folded == NULL || z->folded_buf == NULL) {
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         goto done;
     }
-    size_t slashes = 0;
     for (uint64_t i = 0; i < ei.entries; i++) {
         sc_zip_entry *e = &z->entries[i];
         z->count = (size_t)i + 1; /* so close() frees what this entry holds */
         rc = classify(z, &raws[i], e, err);
         if (rc != SC_OK)
             goto done;
-        z->folded[i] = malloc(e->path_len + 1);
-        if (z->folded[i] == NULL) {
+        /* A normalised path is never longer than its raw name. */
+        if (e->path_len > raws[i].name_len || e->path_len + 1 > folded_room - folded_used) {
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
             goto done;
         }
+        z->folded[i] = z->folded_buf + folded_used;
+        folded_used += e->path_len + 1;
         size_t parts = 1;
         for (size_t k = 0; k <= e->path_len; k++) {
             char c = e->path[k];
@@ -1236,7 +1306,6 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
             if (c == '/')
                 parts++;
         }
-        slashes += parts - 1;
         if (parts > max_parts)
             max_parts = parts;
         if (e->type == SC_ZIP_LINK) {
@@ -1250,19 +1319,21 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
         goto done;
     chain = malloc(max_parts * sizeof *chain);
     if (chain == NULL || !table_init(&z->exact, z->count) ||
-        !ptree_init(&folded, z->count + slashes) || !ptree_init(&exact_tree, z->count + slashes)) {
+        !ptree_init(&folded, z->count + z->count / 4 + 16) ||
+        !ptree_init(&exact_tree, z->count + z->count / 4 + 16)) {
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         goto done;
     }
     rc = check_collisions(z, &folded, chain, err);
     if (rc != SC_OK)
         goto done;
+    size_t n = 0; /* chain[0 .. n): the previous entry's */
     for (size_t i = 0; i < z->count; i++) {
         const sc_zip_entry *e = &z->entries[i];
         int fresh;
         table_put(&z->exact, e->path, e->path_len, i, &fresh);
-        size_t n = 0;
-        if (!ptree_enter(&exact_tree, e->path, e->path_len, chain, &n)) {
+        if (!ptree_enter(&exact_tree, e->path, e->path_len, i > 0 ? z->entries[i - 1].path : NULL,
+                         i > 0 ? z->entries[i - 1].path_len : 0, chain, &n)) {
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
             goto done;
         }
@@ -1832,10 +1903,10 @@ void sc_zip_close(sc_zip *z)
     for (size_t i = 0; i < z->count; i++) {
         free(z->entries ? z->entries[i].path : NULL);
         free(z->entries ? z->entries[i].link_target : NULL);
-        free(z->folded ? z->folded[i] : NULL);
     }
     free(z->entries);
     free(z->folded);
+    free(z->folded_buf);
     table_free(&z->exact);
     if (z->fd >= 0)
         close(z->fd);

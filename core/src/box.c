@@ -203,8 +203,8 @@ char *sc_box_strndup(const char *s, size_t n)
  * costs no hashing time.  The bytes hashed and their order are the same
  * either way.
  */
-#define HASH_BUF ((size_t)256 * 1024)
-#define HASH_RING 8
+#define HASH_BUF ((size_t)128 * 1024)
+#define HASH_RING 4
 
 typedef struct read_ahead {
     int fd;

@@ -183,7 +183,13 @@ static sc_code check_collisions(const sc_payload_list *list, sc_error *err)
                             "out of memory checking payload paths for collisions");
     for (size_t i = 0; i < list->count; i++)
         v[i] = &list->entries[i];
-    qsort(v, list->count, sizeof *v, entry_ptr_folded_cmp);
+    /* Lists are written in byte order, which for the usual lower-case paths
+     * is folded order too: one pass finds that and skips the sort. */
+    size_t sorted = 1;
+    while (sorted < list->count && entry_ptr_folded_cmp(&v[sorted - 1], &v[sorted]) <= 0)
+        sorted++;
+    if (sorted < list->count)
+        qsort(v, list->count, sizeof *v, entry_ptr_folded_cmp);
     sc_code c = SC_OK;
     for (size_t i = 1; i < list->count; i++) {
         if (folded_cmp(v[i - 1]->path, v[i - 1]->path_len, v[i]->path, v[i]->path_len) == 0) {
@@ -1021,41 +1027,71 @@ static sc_code open_parent(dir_cache *dc, const sc_payload_entry *e, size_t dir_
 #define VERIFY_CHUNK 32
 #define VERIFY_BIG ((uint64_t)256 << 10)
 
+/*
+ * Open a file record below its directory: O_NOFOLLOW | O_NONBLOCK, then
+ * fstat, so that its kind and size come with the descriptor and no
+ * separate fstatat is needed.  A link, directory, FIFO, socket or device
+ * where the list has a file is "not a file"; nothing there is "missing".
+ */
+static sc_code open_record_file(dir_cache *dc, const sc_payload_entry *e, const char *base,
+                                int *fdp, struct stat *st, sc_error *err)
+{
+    int fd;
+    *fdp = -1;
+    do
+        fd = openat(dc->fd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int ec = errno;
+        if (ec == ENOENT || ec == ENOTDIR)
+            return mismatch(err, e->path, " is missing");
+        if (ec != ELOOP && ec != ENXIO)
+            return sc_error_set(err, SC_E_IO, e->path, "cannot open %s: %s", e->path,
+                                strerror(ec));
+        /* ELOOP: the last component is a link; ENXIO: a socket. */
+    } else if (fstat(fd, st) == 0 && S_ISREG(st->st_mode)) {
+        *fdp = fd;
+        return SC_OK;
+    } else {
+        close(fd);
+    }
+    return sc_error_set(err, SC_E_PAYLOAD_MISMATCH, e->path,
+                        "payload does not match the signed release: %s is not a file",
+                        e->path);
+}
+
+/* Hash an open file record (fd, st from open_record_file) and compare. */
+static sc_code hash_record_file(int fd, const struct stat *st, const sc_payload_entry *e,
+                                unsigned char *buf, sc_progress_meter *meter, sc_error *err)
+{
+#ifdef POSIX_FADV_SEQUENTIAL
+    if ((uint64_t)st->st_size > SC_SHA256_FILE_BUFFER)
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#else
+    (void)st;
+#endif
+    char hex[65];
+    sc_code c = hash_fd_crc(fd, buf, SC_SHA256_FILE_BUFFER, e->path, hex, NULL, NULL, meter, err);
+    if (c != SC_OK)
+        return c;
+    if (memcmp(hex, e->sha256, 64) != 0)
+        return mismatch(err, e->path, " has other content than the list records");
+    sc_progress_meter_add(meter, e->path, 0, 1);
+    return SC_OK;
+}
+
 /* The file part of a record: open it below its directory, hash, compare. */
 static sc_code verify_file(dir_cache *dc, const sc_payload_entry *e, const char *base,
                            unsigned char *buf, sc_error *err)
 {
     int fd;
-    do
-        fd = openat(dc->fd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        int ec = errno;
-        if (ec == ENOENT || ec == ELOOP)
-            return mismatch(err, e->path, " is missing");
-        return sc_error_set(err, SC_E_IO, e->path, "cannot open %s: %s", e->path, strerror(ec));
-    }
-    struct stat fst;
-    if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
-        close(fd);
-        return sc_error_set(err, SC_E_PAYLOAD_MISMATCH, e->path,
-                            "payload does not match the signed release: %s is not a file",
-                            e->path);
-    }
-#ifdef POSIX_FADV_SEQUENTIAL
-    if ((uint64_t)fst.st_size > SC_SHA256_FILE_BUFFER)
-        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-    char hex[65];
-    sc_code c = hash_fd_crc(fd, buf, SC_SHA256_FILE_BUFFER, e->path, hex, NULL, NULL, dc->meter,
-                            err);
-    close(fd);
+    struct stat st;
+    sc_code c = open_record_file(dc, e, base, &fd, &st, err);
     if (c != SC_OK)
         return c;
-    if (memcmp(hex, e->sha256, 64) != 0)
-        return mismatch(err, e->path, " has other content than the list records");
-    sc_progress_meter_add(dc->meter, e->path, 0, 1);
-    return SC_OK;
+    c = hash_record_file(fd, &st, e, buf, dc->meter, err);
+    close(fd);
+    return c;
 }
 
 /* The directory of a record opened in dc; *base gets its last segment. */
@@ -1073,8 +1109,9 @@ static sc_code enter_parent(dir_cache *dc, const sc_payload_entry *e, const char
 }
 
 /*
- * One record: its kind by fstatat, then a link's target or a file's bytes.
- * A file of at least VERIFY_BIG bytes (by that fstatat) is not hashed here:
+ * One record: a file is opened (its kind and size by fstat of the
+ * descriptor), a link's kind is learnt by fstatat; then a link's target or
+ * a file's bytes.  A file of at least VERIFY_BIG bytes is not hashed here:
  * *deferred gets its size, for the second pass (verify_file).
  */
 static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned char *buf,
@@ -1085,25 +1122,31 @@ static sc_code verify_entry(dir_cache *dc, const sc_payload_entry *e, unsigned c
     if (c != SC_OK)
         return c;
     struct stat st;
+    if (e->kind == SC_PAYLOAD_FILE) {
+        /* Its kind and size from the open descriptor: one syscall fewer. */
+        int fd;
+        c = open_record_file(dc, e, base, &fd, &st, err);
+        if (c != SC_OK)
+            return c;
+        if ((uint64_t)st.st_size >= VERIFY_BIG) {
+            close(fd);
+            *deferred = (uint64_t)st.st_size;
+            return SC_OK;
+        }
+        c = hash_record_file(fd, &st, e, buf, dc->meter, err);
+        close(fd);
+        return c;
+    }
     if (fstatat(dc->fd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         int ec = errno;
         if (ec == ENOENT || ec == ENOTDIR)
             return mismatch(err, e->path, " is missing");
         return sc_error_set(err, SC_E_IO, e->path, "cannot stat %s: %s", e->path, strerror(ec));
     }
-    int is_link = S_ISLNK(st.st_mode), is_file = S_ISREG(st.st_mode);
-    if ((e->kind == SC_PAYLOAD_LINK && !is_link) || (e->kind == SC_PAYLOAD_FILE && !is_file)) {
+    if (!S_ISLNK(st.st_mode)) /* a link record: file records were handled above */
         return sc_error_set(err, SC_E_PAYLOAD_MISMATCH, e->path,
                             "payload does not match the signed release: %s is not a %s",
                             e->path, kind_word(e->kind));
-    }
-    if (is_file) {
-        if ((uint64_t)st.st_size >= VERIFY_BIG) {
-            *deferred = (uint64_t)st.st_size;
-            return SC_OK;
-        }
-        return verify_file(dc, e, base, buf, err);
-    }
     char hex[65];
     char *target = NULL;
     size_t tlen = 0;

@@ -1544,6 +1544,32 @@ static void test_verify_refuses_a_file_turned_into_a_link(void)
     free(root);
 }
 
+/* A file record opened directly (no fstatat first): a FIFO there must not
+ * make verify wait for a writer, and a FIFO or directory is "not a file". */
+static void test_verify_refuses_a_file_turned_into_a_fifo_or_directory(void)
+{
+    const char *kinds[] = {"fifo", "directory"};
+    for (size_t k = 0; k < 2; k++) {
+        char hex[65];
+        char *root = verified_tree(hex);
+        char *p = join(root, "box.json");
+        CU_ASSERT_EQUAL(unlink(p), 0);
+        if (k == 0) {
+            CU_ASSERT_EQUAL_FATAL(mkfifo(p, 0644), 0);
+        } else {
+            CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
+        }
+        sc_error err;
+        SC_EXPECT_CODE(verify(root, hex, NULL, &err), SC_E_PAYLOAD_MISMATCH, &err);
+        if (strstr(err.message, "box.json is not a file") == NULL)
+            fprintf(stderr, "\n  %s: %s\n", kinds[k], err.message);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "box.json is not a file"));
+        free(p);
+        sc_test_rmtree(root);
+        free(root);
+    }
+}
+
 static void test_verify_refuses_a_link_turned_into_a_file(void)
 {
     char hex[65];
@@ -1738,6 +1764,7 @@ void register_payload_tests(void)
     SC_ADD_TEST(s, test_verify_refuses_a_missing_file);
     SC_ADD_TEST(s, test_verify_refuses_changed_bytes);
     SC_ADD_TEST(s, test_verify_refuses_a_file_turned_into_a_link);
+    SC_ADD_TEST(s, test_verify_refuses_a_file_turned_into_a_fifo_or_directory);
     SC_ADD_TEST(s, test_verify_refuses_a_link_turned_into_a_file);
     SC_ADD_TEST(s, test_verify_refuses_a_retargeted_link);
     SC_ADD_TEST(s, test_verify_never_reaches_an_entry_through_a_link);
