@@ -1498,7 +1498,12 @@ static void run_persistent(sc_run *r, const char *tmp)
                 persistent_done(r, j);
                 stop_persistent(j);
                 r->restarts++;
-            } else if (p->done || p->exited) {
+            } else if (p->done) {
+                /* Judged once both pipes are drained to their end, never on
+                 * the exit alone: a line written just before the exit may
+                 * still sit in the pipe when the exit is seen, and the
+                 * verdict must not depend on which the runner noticed
+                 * first. */
                 if (p->timed_out)
                     crash(j->c, "timed out after %g s (the adapter's process group was "
                                 "killed; a fresh adapter takes the next case)",
