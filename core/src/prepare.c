@@ -441,6 +441,27 @@ static sc_code measure_tree(const char *root, sc_payload_list *list, uint64_t *s
     return c;
 }
 
+/*
+ * The first hash, taken beside the extraction (sc_box_inspect_deferred):
+ * a difference is archive-changed when the file's stamp moved since right
+ * before the hash began (it was written in place while prepare read it,
+ * as step 8 says), else archive-hash.
+ */
+static sc_code wait_hash(sc_box_archive *a, const char *archive_path, sc_error *err)
+{
+    sc_error he;
+    sc_code c = sc_box_archive_hashed(a, &he);
+    if (c == SC_OK)
+        return SC_OK;
+    if (c == SC_E_ARCHIVE_HASH && sc_box_archive_moved(a))
+        return sc_error_set(err, SC_E_ARCHIVE_CHANGED, archive_path,
+                            "the archive changed while it was extracted (its SHA-256 no "
+                            "longer matches the release)");
+    if (err != NULL)
+        *err = he;
+    return c;
+}
+
 sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                        const char *destination, sc_receipt *out, sc_error *err)
 {
@@ -465,11 +486,16 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
     sc_payload_list list;
     memset(&list, 0, sizeof list);
     int installed = 0;
+    int hash_open = 0; /* the archive's hash may still be running */
     sc_code c = destination_absent(dest, err);
     if (c != SC_OK)
         goto done;
-    if ((c = sc_box_inspect_with(r, archive_path, o, &a, NULL, err)) != SC_OK)
+    /* The hash runs beside the extraction into the private stage; nothing
+     * is moved into place before it is known to match, and its failure is
+     * the one reported (16.2's order), whatever else failed meanwhile. */
+    if ((c = sc_box_inspect_deferred(r, archive_path, o, 0, &a, NULL, err)) != SC_OK)
         goto done;
+    hash_open = 1;
     const char *slash = strrchr(dest, '/');
     const char *base = slash + 1;
     if (*base == '\0') {
@@ -552,6 +578,9 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
                          (unsigned long long)size, (unsigned long long)r->installed_size);
         goto done;
     }
+    hash_open = 0;
+    if ((c = wait_hash(&a, archive_path, err)) != SC_OK)
+        goto done;
     /* The archive hashed once: read again only when its stamp moved. */
     if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, o, err)) !=
         SC_OK)
@@ -588,6 +617,15 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
     if (environment_report(r, NULL, 0, 0, &report, &ignored) == SC_OK)
         out->environment_report = report;
 done:
+    if (c != SC_OK && hash_open) {
+        sc_error he;
+        sc_code hc = wait_hash(&a, archive_path, &he);
+        if (hc != SC_OK) {
+            c = hc;
+            if (err != NULL)
+                *err = he;
+        }
+    }
     if (c != SC_OK && installed) {
         /* Only remove what we installed: the identity must still be ours. */
         struct stat now;

@@ -461,9 +461,9 @@ static void verify_archive_hash(void)
 
 static void verify_hashes_the_same_bytes_with_any_job_count(void)
 {
-    /* With two or more jobs a second thread reads the archive ahead in
-     * 256 KiB pieces; a 3 MiB archive fills the ring several times.  Both
-     * paths accept it and see one changed byte anywhere. */
+    /* With two or more jobs the hash runs on a thread of its own beside the
+     * inspection; with one, before it.  Both accept a 3 MiB archive and see
+     * one changed byte anywhere. */
     box_opts o = PLAIN;
     o.big_size = (uint64_t)3 << 20;
     fx f;
@@ -484,6 +484,26 @@ static void verify_hashes_the_same_bytes_with_any_job_count(void)
         SC_EXPECT_CODE(sc_box_verify_with(&f.rel, f.archive, &bo, NULL, &err),
                        SC_E_ARCHIVE_HASH, &err);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "the release signs"));
+    }
+    fx_free(&f);
+}
+
+/* 16.1: the first failure in the order is the only one reported.  The
+ * inspection (step 7) runs beside the hash (step 6) with two jobs: an
+ * archive that fails both is archive-hash with any job count. */
+static void verify_a_failed_hash_wins_over_a_failed_inspection(void)
+{
+    fx f;
+    build(&f, &PLAIN);
+    struct stat st;
+    CU_ASSERT_FATAL(stat(f.archive, &st) == 0);
+    poke(f.archive, st.st_size - 22, 'Q'); /* the end record's signature */
+    sc_error err;
+    unsigned jobs[3] = {1, 2, 7};
+    for (int j = 0; j < 3; j++) {
+        sc_box_options bo = {.jobs = jobs[j]};
+        SC_EXPECT_CODE(sc_box_verify_with(&f.rel, f.archive, &bo, NULL, &err),
+                       SC_E_ARCHIVE_HASH, &err);
     }
     fx_free(&f);
 }
@@ -648,6 +668,60 @@ static void prepare_rehash_of_a_moved_archive_is_a_second_hash_step(void)
     CU_ASSERT_EQUAL(h.finished_whole, 2);
     sc_receipt_free(&rc);
     free(dest);
+    fx_free(&f);
+}
+
+/* With two jobs the hash is still one "hash" step, started once and
+ * finished with the whole archive counted, though it ran beside the
+ * extraction. */
+static void prepare_beside_extraction_is_one_whole_hash_step(void)
+{
+    fx f;
+    build(&f, &PLAIN);
+    /* past the 50 ms in which a fresh stamp cannot vouch for the file (16.2
+     * step 8), so that no second reading follows */
+    usleep(150 * 1000);
+    struct stat st;
+    CU_ASSERT_FATAL(stat(f.archive, &st) == 0);
+    hash_steps h = {(uint64_t)st.st_size, 0, 0};
+    sc_box_options o = {.jobs = 2, .progress = count_hash_steps, .progress_ctx = &h};
+    sc_error err;
+    sc_receipt rc;
+    char *dest = cat(f.dir, "box");
+    SC_EXPECT_CODE(sc_box_prepare_with(&f.rel, f.archive, dest, &o, &rc, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(h.started, 1);
+    CU_ASSERT_EQUAL(h.finished_whole, 1);
+    sc_receipt_free(&rc);
+    free(dest);
+    fx_free(&f);
+}
+
+/* 16.2: the hash runs beside the extraction with two jobs; an archive whose
+ * entry data was altered before prepare began fails the extraction (its
+ * CRC-32) and the hash: archive-hash is reported, with any job count, and
+ * nothing is left (the stamp did not move during the prepare, so it is not
+ * archive-changed). */
+static void prepare_a_failed_hash_wins_over_a_failed_extraction(void)
+{
+    box_opts o = PLAIN;
+    o.big_size = (uint64_t)3 << 20;
+    fx f;
+    build(&f, &o);
+    struct stat st;
+    CU_ASSERT_FATAL(stat(f.archive, &st) == 0);
+    poke(f.archive, st.st_size / 2 + 12345, 'Z');
+    unsigned jobs[3] = {1, 2, 7};
+    for (int j = 0; j < 3; j++) {
+        sc_box_options bo = {.jobs = jobs[j]};
+        sc_error err;
+        sc_receipt rc;
+        char *dest = cat(f.dir, "box");
+        SC_EXPECT_CODE(sc_box_prepare_with(&f.rel, f.archive, dest, &bo, &rc, &err),
+                       SC_E_ARCHIVE_HASH, &err);
+        CU_ASSERT(!exists(dest));
+        CU_ASSERT_EQUAL(count_prefixed(f.dir, ".scrollcase-prepare-"), 0);
+        free(dest);
+    }
     fx_free(&f);
 }
 
@@ -1231,6 +1305,7 @@ void register_consumer_tests(void)
     SC_ADD_TEST(s, verify_archive_size_before_hash);
     SC_ADD_TEST(s, verify_archive_hash);
     SC_ADD_TEST(s, verify_hashes_the_same_bytes_with_any_job_count);
+    SC_ADD_TEST(s, verify_a_failed_hash_wins_over_a_failed_inspection);
     SC_ADD_TEST(s, verify_archive_that_is_no_zip);
     SC_ADD_TEST(s, verify_missing_box_json);
     SC_ADD_TEST(s, verify_box_json_agreement);
@@ -1239,6 +1314,8 @@ void register_consumer_tests(void)
     SC_ADD_TEST(s, verify_missing_module);
     SC_ADD_TEST(s, prepare_extracts_and_returns_a_receipt);
     SC_ADD_TEST(s, prepare_rehash_of_a_moved_archive_is_a_second_hash_step);
+    SC_ADD_TEST(s, prepare_beside_extraction_is_one_whole_hash_step);
+    SC_ADD_TEST(s, prepare_a_failed_hash_wins_over_a_failed_extraction);
     SC_ADD_TEST(s, prepare_refuses_an_existing_destination);
     SC_ADD_TEST(s, prepare_installed_size_mismatch_leaves_nothing);
     SC_ADD_TEST(s, prepare_failed_verification_leaves_nothing);
