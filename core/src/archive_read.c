@@ -33,6 +33,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
+#include "crc32_internal.h"
 #include "iobuf_internal.h"
 #include "progress_internal.h"
 
@@ -803,7 +804,7 @@ static sc_code stream_entry(sc_zip *z, const sc_zip_entry *e, sink_fn sink, void
     z_stream zs;
     int inflating = 0;
     uint64_t left = e->compressed_size, produced = 0, off = e->data_offset;
-    uLong crc = crc32(0L, Z_NULL, 0);
+    uint32_t crc = 0;
     int ended = 0;
     if (in == NULL || outb == NULL) {
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
@@ -834,7 +835,7 @@ static sc_code stream_entry(sc_zip *z, const sc_zip_entry *e, sink_fn sink, void
                                "holds more bytes than it declares");
                 goto done;
             }
-            crc = crc32(crc, in, (uInt)n);
+            crc = sc_crc32(crc, in, n);
             produced += n;
             rc = sink(ctx, in, n, err);
             if (rc != SC_OK)
@@ -854,7 +855,7 @@ static sc_code stream_entry(sc_zip *z, const sc_zip_entry *e, sink_fn sink, void
                                    "inflates to more bytes than it declares");
                     goto done;
                 }
-                crc = crc32(crc, outb, (uInt)got);
+                crc = sc_crc32(crc, outb, got);
                 produced += got;
                 rc = sink(ctx, outb, got, err);
                 if (rc != SC_OK)
@@ -1245,7 +1246,7 @@ static sc_code read_link_target(sc_zip *z, sc_zip_entry *e, sc_error *err)
 
 static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
 {
-    endinfo ei;
+    endinfo ei = {0, 0, 0, 0}; /* set by find_end; zeroed for the optimiser's sake */
     sc_code rc = find_end(z, &ei, err);
     if (rc != SC_OK)
         return rc;

@@ -29,6 +29,7 @@
 
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
+#include "crc32_internal.h"
 #include "iobuf_internal.h"
 #include "progress_internal.h"
 
@@ -74,17 +75,6 @@ static unsigned char *put64(unsigned char *p, uint64_t v)
 static uint32_t clamp32(uint64_t v)
 {
     return v >= ZIP_MAX32 ? ZIP_MAX32 : (uint32_t)v;
-}
-
-static uint32_t crc_update(uint32_t crc, const unsigned char *p, size_t len)
-{
-    while (len > 0) {
-        size_t step = len > AW_CHUNK ? AW_CHUNK : len;
-        crc = (uint32_t)crc32(crc, p, (uInt)step);
-        p += step;
-        len -= step;
-    }
-    return crc;
 }
 
 /* ------------------------------------------------------------------ output */
@@ -463,7 +453,7 @@ static sc_code reader_drain(aw_reader *r, aw_item *it, aw_bufs *b, int deflating
         sc_code rc = reader_get(r, b->in, AW_CHUNK, &got, err);
         if (rc != SC_OK)
             return rc;
-        it->crc = crc_update(it->crc, b->in, got);
+        it->crc = sc_crc32(it->crc, b->in, got);
         it->usize += got;
         if (deflating) {
             rc = deflate_feed(b, b->in, got, got == 0, s, NULL, r->name, err);
@@ -504,10 +494,10 @@ static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, aw_bufs *b, 
         it->mode = e->executable ? SC_ARCHIVE_MODE_EXEC : SC_ARCHIVE_MODE_FILE;
         it->method = (deflate_files && !e->stored) ? 8 : 0;
     }
-    it->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    it->crc = 0;
     it->usize = 0;
     if (e->source == NULL && it->method == 0) {
-        it->crc = crc_update(it->crc, e->data, e->data_len);
+        it->crc = sc_crc32(it->crc, e->data, e->data_len);
         it->usize = it->csize = e->data_len;
         return SC_OK;
     }
@@ -534,7 +524,7 @@ static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, aw_bufs *b, 
         rc = reader_fill(&r, b->in, AW_CHUNK, &more, err);
     if (rc != SC_OK)
         goto done;
-    it->crc = crc_update(it->crc, b->probe, head);
+    it->crc = sc_crc32(it->crc, b->probe, head);
     it->usize = head;
     if (more == 0) { /* the probe is the whole file */
         rc = deflate_start(b, name, err);
@@ -560,7 +550,7 @@ static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, aw_bufs *b, 
             it->usize = it->csize = e->size;
             goto done;
         }
-        it->crc = crc_update(it->crc, b->in, more);
+        it->crc = sc_crc32(it->crc, b->in, more);
         it->usize += more;
         rc = reader_drain(&r, it, b, 0, s, err);
         it->csize = it->usize;
@@ -570,7 +560,7 @@ static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, aw_bufs *b, 
     if (rc == SC_OK)
         rc = deflate_feed(b, b->probe, head, 0, s, NULL, name, err);
     if (rc == SC_OK) {
-        it->crc = crc_update(it->crc, b->in, more);
+        it->crc = sc_crc32(it->crc, b->in, more);
         it->usize += more;
         rc = deflate_feed(b, b->in, more, 0, s, NULL, name, err);
     }
@@ -596,7 +586,7 @@ static sc_code copy_stored_source(const aw_item *it, aw_out *o, unsigned char *b
     sc_code rc = open_source(path, &fd, err);
     if (rc != SC_OK)
         return rc;
-    uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    uint32_t crc = 0;
     uint64_t left = it->usize;
     while (rc == SC_OK) {
         size_t want = left > AW_CHUNK ? AW_CHUNK : (size_t)left;
@@ -611,7 +601,7 @@ static sc_code copy_stored_source(const aw_item *it, aw_out *o, unsigned char *b
                                   path);
             break;
         } else {
-            crc = crc_update(crc, buf, (size_t)got);
+            crc = sc_crc32(crc, buf, (size_t)got);
             left -= (uint64_t)got;
             rc = out_write(o, buf, (size_t)got, err);
             sc_progress_meter_add(o->meter, it->e->path, (uint64_t)got, 0);

@@ -31,12 +31,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "scrollcase/digest.h"
 #include "scrollcase/file.h"
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
+#include "crc32_internal.h"
 #include "iobuf_internal.h"
 #include "progress_internal.h"
 
@@ -242,7 +242,7 @@ static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const cha
     sc_sha256_ctx ctx;
     unsigned char md[SC_SHA256_LEN];
     uint64_t n = 0;
-    uLong z = crc32(0L, Z_NULL, 0);
+    uint32_t z = 0;
     sc_code c = sc_sha256_init(&ctx, err);
     while (c == SC_OK) {
         ssize_t r = read(fd, buf, bufsize);
@@ -258,7 +258,7 @@ static sc_code hash_fd_crc(int fd, unsigned char *buf, size_t bufsize, const cha
         n += (uint64_t)r;
         c = sc_sha256_update(&ctx, buf, (size_t)r, err);
         if (crc != NULL)
-            z = crc32(z, buf, (uInt)r);
+            z = sc_crc32(z, buf, (size_t)r);
         sc_progress_meter_add(meter, shown, (uint64_t)r, 0);
     }
     if (c != SC_OK) {

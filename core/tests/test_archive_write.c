@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "crc32_internal.h"
 #include "scrollcase/archive_write.h"
 #include "scrollcase/copy.h"
 #include "scrollcase/file.h"
@@ -1347,12 +1348,44 @@ static void test_store_bytes_equal_the_python_model(void)
     free(dir);
 }
 
+/* The entries' CRC-32 (crc32_internal.h, libdeflate) is zlib's crc32() for
+ * the same bytes: every length from 0 to 4,100 (around every vector width
+ * and page), whole and continued over two pieces split anywhere. */
+static void test_crc32_is_zlibs_for_any_length_and_split(void)
+{
+    enum { N = 4100 };
+    unsigned char *b = malloc(N);
+    CU_ASSERT_FATAL(b != NULL);
+    uint32_t x = 0x9e3779b9u;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        b[i] = (unsigned char)x;
+    }
+    int bad = 0;
+    for (size_t n = 0; n <= N && !bad; n++) {
+        uint32_t want = (uint32_t)crc32(0L, b, (uInt)n);
+        if (sc_crc32(0, b, n) != want)
+            bad = 1;
+        size_t cut = (n * 7) / 13;
+        if (sc_crc32(sc_crc32(0, b, cut), b + cut, n - cut) != want)
+            bad = 1;
+        if (bad)
+            fprintf(stderr, "\n  CRC-32 of %zu bytes differs from zlib's\n", n);
+    }
+    CU_ASSERT_FALSE(bad);
+    CU_ASSERT_EQUAL(sc_crc32(0, "123456789", 9), 0xcbf43926u); /* the check value */
+    free(b);
+}
+
 void register_archive_write_tests(void)
 {
     CU_pSuite s = CU_add_suite("archive_write", NULL, NULL);
     if (s == NULL)
         CU_FAIL_FATAL("CU_add_suite failed");
     SC_ADD_TEST(s, test_empty_archive_is_only_the_end_record);
+    SC_ADD_TEST(s, test_crc32_is_zlibs_for_any_length_and_split);
     SC_ADD_TEST(s, test_header_fields_are_the_canonical_constants);
     SC_ADD_TEST(s, test_entries_are_sorted_by_path_bytes);
     SC_ADD_TEST(s, test_modes_are_0644_0755_and_0120777);
