@@ -405,6 +405,55 @@ static void test_prefix_copy_repairs_launchers_that_name_the_prefix(void)
     free(venv);
 }
 
+static ino_t inode_of(const char *dir, const char *rel)
+{
+    char *p = join(dir, rel);
+    struct stat st;
+    ino_t ino = lstat(p, &st) == 0 ? st.st_ino : 0;
+    free(p);
+    return ino;
+}
+
+/* A prefix's regular files are hard-linked where the file system allows
+ * (same device here), and nothing the copy does writes through a link: the
+ * repaired launcher becomes a file of its own and the prefix's launcher
+ * keeps its bytes; a file with a set-id bit is copied (its mode & 0777). */
+static void test_prefix_copy_links_files_and_never_writes_through_them(void)
+{
+    char *root = sc_test_tmpdir();
+    char *prefix = new_prefix(root, 0);
+    char text[1024];
+    snprintf(text, sizeof text, "#!%s/bin/python3\nprint('tool')\n", prefix);
+    put(prefix, "bin/tool", text, 0755);
+    put(prefix, "lib/data.bin", "weights", 0644);
+    put(prefix, "bin/setid", "x", 0755);
+    char *setid = join(prefix, "bin/setid");
+    CU_ASSERT_EQUAL_FATAL(chmod(setid, 02755), 0);
+    char *venv = join(root, "venv");
+    sc_target t = linux_cpu();
+    char digest[65];
+    sc_error err = {0};
+    SC_EXPECT_CODE(sc_envsource_copy_prefix(prefix, venv, &t, digest, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(inode_of(venv, "lib/data.bin"), inode_of(prefix, "lib/data.bin"));
+    CU_ASSERT_NOT_EQUAL(inode_of(venv, "bin/tool"), inode_of(prefix, "bin/tool"));
+    CU_ASSERT_NOT_EQUAL(inode_of(venv, "bin/setid"), inode_of(prefix, "bin/setid"));
+    struct stat st;
+    char *copied = join(venv, "bin/setid");
+    CU_ASSERT_EQUAL(lstat(copied, &st), 0);
+    CU_ASSERT_EQUAL(st.st_mode & 07777, 0755);
+    char *before = text_of(prefix, "bin/tool"), *after = text_of(venv, "bin/tool");
+    CU_ASSERT_STRING_EQUAL(before ? before : "", text);
+    CU_ASSERT_PTR_NOT_NULL(after ? strstr(after, "#!/bin/sh\n") : NULL);
+    free(before);
+    free(after);
+    free(copied);
+    free(setid);
+    sc_test_rmtree(root);
+    free(root);
+    free(prefix);
+    free(venv);
+}
+
 static void test_prefix_copy_refuses_an_existing_destination(void)
 {
     char *root = sc_test_tmpdir();
@@ -971,6 +1020,7 @@ void register_envsource_tests(void)
     SC_ADD_TEST(s, test_prefix_copy_skips_pycache_pyc_and_ds_store);
     SC_ADD_TEST(s, test_prefix_without_entry_point_is_relocation_failed_before_writing);
     SC_ADD_TEST(s, test_prefix_copy_repairs_launchers_that_name_the_prefix);
+    SC_ADD_TEST(s, test_prefix_copy_links_files_and_never_writes_through_them);
     SC_ADD_TEST(s, test_prefix_copy_refuses_an_existing_destination);
     SC_ADD_TEST(s, test_prefix_digest_is_the_payload_digest_whatever_the_directory_order);
     SC_ADD_TEST(s, test_windows_targets_carry_no_links);

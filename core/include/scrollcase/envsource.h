@@ -50,7 +50,12 @@ sc_code sc_envsource_copy_prefix(const char *prefix_dir, const char *venv_dir,
  * payload snapshot reuses its digests instead of reading the files again.
  * The files are copied, and hashed, on jobs threads (sc_jobs_resolve: 0 =
  * every CPU); directories and links are made in walk order by one, and the
- * failure reported is the first in walk order whatever the count.
+ * failure reported is the first in walk order whatever the count.  A
+ * regular file is hard-linked instead of copied where the file system
+ * allows (same device; a mode without set-id or sticky bits, readable by
+ * its owner): the copy's files may then share inodes with the prefix's, so
+ * whatever changes a file of the copy MUST replace it (a new file renamed
+ * over, or unlink first), never write into it — as the build does.
  */
 sc_code sc_envsource_copy_prefix_keep(const char *prefix_dir, const char *venv_dir,
                                       const sc_target *t, char prefix_digest[65],
