@@ -15,6 +15,9 @@
  * pass, copy pass) unless its CRC is known from an earlier read; a change
  * between the reads is SC_E_IO.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_DIRECT */
+#endif
 #include "scrollcase/archive_write.h"
 
 #include <errno.h>
@@ -955,27 +958,197 @@ sc_code sc_archive_write_with(const sc_archive_entry *entries, size_t n,
 
 /* ------------------------------------------------------------------ to a file */
 
+/*
+ * The archive file's sink: the bytes go in 1 MiB blocks to a writer thread
+ * that hashes them (the archive's SHA-256) and writes them, while this
+ * thread reads, checks and compresses the next entries.  Whole blocks are
+ * written with O_DIRECT where the file system takes it: on the reference
+ * host, writing a new file through the page cache cost ~0.35 GB/s of CPU
+ * (dd: 0.32-0.53 GB/s buffered, 1.4 GB/s with O_DIRECT at 47 ms of CPU for
+ * 256 MiB), and the archive is read back at most once.  A file system that
+ * refuses O_DIRECT (tmpfs: EINVAL) gets buffered writes; so does the last,
+ * partial block.  The bytes written are the same either way.
+ */
+#define FS_BLOCK ((size_t)1 << 20)
+#define FS_RING 4
+
 typedef struct aw_file_sink {
     int fd;
     const char *path;
     sc_sha256_ctx sha;
+    unsigned char *ring;   /* FS_RING blocks of FS_BLOCK, page-aligned */
+    size_t fill[FS_RING];  /* bytes in each block handed over */
+    uint64_t head, tail;   /* blocks handed over, blocks written */
+    size_t used;           /* bytes in the block being filled (head % FS_RING) */
+    off_t at;              /* where the next block goes */
+    int direct;            /* O_DIRECT is set on fd */
+    int threaded, done;    /* the writer runs; no more blocks come */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    sc_code rc;            /* the writer's first failure */
+    sc_error err;
 } aw_file_sink;
 
-static sc_code file_sink_write(void *ctx, const void *buf, size_t len, sc_error *err)
+/* Hash and write one block at fs->at (the writer's, or this thread's when
+ * no writer runs). */
+static sc_code fs_put_block(aw_file_sink *fs, const unsigned char *p, size_t len, sc_error *err)
 {
-    aw_file_sink *fs = ctx;
-    sc_code rc = sc_sha256_update(&fs->sha, buf, len, err);
-    const unsigned char *p = buf;
+    sc_code rc = sc_sha256_update(&fs->sha, p, len, err);
+    if (fs->direct && len % 4096 != 0) {
+        (void)fcntl(fs->fd, F_SETFL, fcntl(fs->fd, F_GETFL) & ~O_DIRECT);
+        fs->direct = 0;
+    }
     while (rc == SC_OK && len > 0) {
-        ssize_t w = write(fs->fd, p, len);
+        ssize_t w = pwrite(fs->fd, p, len, fs->at);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && errno == EINVAL && fs->direct) {
+            /* accepted at fcntl, refused at write: buffered from here on */
+            (void)fcntl(fs->fd, F_SETFL, fcntl(fs->fd, F_GETFL) & ~O_DIRECT);
+            fs->direct = 0;
+            continue;
+        }
         if (w <= 0)
             return sc_error_set(err, SC_E_IO, fs->path, "cannot write %s: %s", fs->path,
                                 strerror(w < 0 ? errno : EIO));
         p += w;
         len -= (size_t)w;
+        fs->at += w;
     }
+    return rc;
+}
+
+static void *fs_writer(void *arg)
+{
+    aw_file_sink *fs = arg;
+    pthread_mutex_lock(&fs->mu);
+    for (;;) {
+        while (fs->tail == fs->head && !fs->done)
+            pthread_cond_wait(&fs->cv, &fs->mu);
+        if (fs->tail == fs->head)
+            break;
+        size_t k = (size_t)(fs->tail % FS_RING);
+        size_t len = fs->fill[k];
+        int failed = fs->rc != SC_OK;
+        pthread_mutex_unlock(&fs->mu);
+        sc_error e;
+        sc_code rc = failed ? SC_OK : fs_put_block(fs, fs->ring + k * FS_BLOCK, len, &e);
+        pthread_mutex_lock(&fs->mu);
+        if (rc != SC_OK && fs->rc == SC_OK) {
+            fs->rc = rc;
+            fs->err = e;
+        }
+        fs->tail++;
+        pthread_cond_broadcast(&fs->cv);
+    }
+    pthread_mutex_unlock(&fs->mu);
+    return NULL;
+}
+
+static sc_code fs_open(aw_file_sink *fs, int fd, const char *path, sc_error *err)
+{
+    memset(fs, 0, sizeof *fs);
+    fs->fd = fd;
+    fs->path = path;
+    fs->rc = SC_OK;
+    fs->ring = sc_iobuf_alloc(FS_RING * FS_BLOCK);
+    if (fs->ring == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, path, "out of memory writing %s", path);
+    sc_code rc = sc_sha256_init(&fs->sha, err);
+    if (rc != SC_OK) {
+        free(fs->ring);
+        fs->ring = NULL;
+        return rc;
+    }
+#ifdef O_DIRECT
+    int fl = fcntl(fd, F_GETFL);
+    fs->direct = fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0;
+#endif
+    if (pthread_mutex_init(&fs->mu, NULL) == 0) {
+        if (pthread_cond_init(&fs->cv, NULL) == 0) {
+            if (pthread_create(&fs->thread, NULL, fs_writer, fs) == 0) {
+                fs->threaded = 1;
+                return SC_OK;
+            }
+            pthread_cond_destroy(&fs->cv);
+        }
+        pthread_mutex_destroy(&fs->mu);
+    }
+    return SC_OK; /* no writer: blocks are written on this thread */
+}
+
+/* Hand the block being filled over (or write it here without a writer). */
+static sc_code fs_hand_over(aw_file_sink *fs, sc_error *err)
+{
+    size_t k = (size_t)(fs->head % FS_RING);
+    if (!fs->threaded) {
+        sc_code rc = fs_put_block(fs, fs->ring + k * FS_BLOCK, fs->used, err);
+        fs->used = 0;
+        return rc;
+    }
+    pthread_mutex_lock(&fs->mu);
+    fs->fill[k] = fs->used;
+    fs->head++;
+    pthread_cond_broadcast(&fs->cv);
+    while (fs->head - fs->tail == FS_RING && fs->rc == SC_OK)
+        pthread_cond_wait(&fs->cv, &fs->mu);
+    sc_code rc = fs->rc;
+    if (rc != SC_OK && err != NULL)
+        *err = fs->err;
+    pthread_mutex_unlock(&fs->mu);
+    fs->used = 0;
+    return rc;
+}
+
+static sc_code file_sink_write(void *ctx, const void *buf, size_t len, sc_error *err)
+{
+    aw_file_sink *fs = ctx;
+    const unsigned char *p = buf;
+    while (len > 0) {
+        size_t k = (size_t)(fs->head % FS_RING);
+        size_t room = FS_BLOCK - fs->used, step = len < room ? len : room;
+        memcpy(fs->ring + k * FS_BLOCK + fs->used, p, step);
+        fs->used += step;
+        p += step;
+        len -= step;
+        if (fs->used == FS_BLOCK) {
+            sc_code rc = fs_hand_over(fs, err);
+            if (rc != SC_OK)
+                return rc;
+        }
+    }
+    return SC_OK;
+}
+
+/* Write what is left (ok) or drop it, stop the writer and release; the
+ * first failure, else SC_OK.  The SHA-256 is final in digest on success. */
+static sc_code fs_close(aw_file_sink *fs, int ok, unsigned char digest[SC_SHA256_LEN],
+                        sc_error *err)
+{
+    sc_code rc = SC_OK;
+    if (ok && fs->used > 0)
+        rc = fs_hand_over(fs, err);
+    if (fs->threaded) {
+        pthread_mutex_lock(&fs->mu);
+        fs->done = 1;
+        pthread_cond_broadcast(&fs->cv);
+        pthread_mutex_unlock(&fs->mu);
+        pthread_join(fs->thread, NULL);
+        if (rc == SC_OK && fs->rc != SC_OK) {
+            rc = fs->rc;
+            if (err != NULL)
+                *err = fs->err;
+        }
+        pthread_cond_destroy(&fs->cv);
+        pthread_mutex_destroy(&fs->mu);
+    }
+    if (ok && rc == SC_OK)
+        rc = sc_sha256_final(&fs->sha, digest, err);
+    else
+        sc_sha256_abort(&fs->sha);
+    free(fs->ring);
+    fs->ring = NULL;
     return rc;
 }
 
@@ -1021,26 +1194,34 @@ sc_code sc_archive_write_file_with(const sc_archive_entry *entries, size_t n,
         dir[dlen] = '\0';
     }
     sprintf(tmp, "%s/.%s.tmp-XXXXXX", dir, base);
-    aw_file_sink fs = {-1, out_path, {0}};
-    fs.fd = mkstemp(tmp);
-    if (fs.fd < 0) {
+    aw_file_sink fs;
+    int tfd = mkstemp(tmp);
+    if (tfd < 0) {
         rc = sc_error_set(err, SC_E_IO, out_path, "cannot create a temporary file for %s: %s",
                           out_path, strerror(errno));
         free(dir);
         free(tmp);
         return rc;
     }
-    rc = sc_sha256_init(&fs.sha, err);
-    uint64_t total = 0;
-    if (rc == SC_OK) {
-        sc_archive_sink sink = {file_sink_write, &fs};
-        rc = sc_archive_write_with(entries, n, compression, options, &sink, &total, err);
+    rc = fs_open(&fs, tfd, out_path, err);
+    if (rc != SC_OK) {
+        close(tfd);
+        unlink(tmp);
+        free(dir);
+        free(tmp);
+        return rc;
     }
+    uint64_t total = 0;
+    sc_archive_sink sink = {file_sink_write, &fs};
+    rc = sc_archive_write_with(entries, n, compression, options, &sink, &total, err);
     unsigned char digest[SC_SHA256_LEN];
-    if (rc == SC_OK)
-        rc = sc_sha256_final(&fs.sha, digest, err);
-    else
-        sc_sha256_abort(&fs.sha);
+    sc_error ce;
+    sc_code cc = fs_close(&fs, rc == SC_OK, digest, &ce);
+    if (rc == SC_OK && cc != SC_OK) {
+        rc = cc;
+        if (err != NULL)
+            *err = ce;
+    }
     if (rc == SC_OK && (fchmod(fs.fd, 0644) != 0 || fsync(fs.fd) != 0))
         rc = sc_error_set(err, SC_E_IO, out_path, "cannot finish %s: %s", out_path,
                           strerror(errno));

@@ -976,6 +976,55 @@ static void test_write_file_reports_size_and_sha256_of_the_bytes(void)
     free(dir);
 }
 
+/* The file sink hands 1 MiB blocks to a writer thread (O_DIRECT where the
+ * file system takes it, buffered for the last partial block): an archive of
+ * about 9 MiB goes around the ring of four blocks twice and is still the
+ * bytes the memory sink gets, with their SHA-256. */
+static void test_write_file_of_many_blocks_is_the_sink_bytes(void)
+{
+    char *dir = sc_test_tmpdir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char *out = join2(dir, "big.zip");
+    size_t n = (size_t)9 * 1024 * 1024 + 12345;
+    char *data = malloc(n + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+    uint32_t x = 2463534242u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        data[i] = (char)('a' + x % 26);
+    }
+    data[n] = '\0';
+    sc_archive_entry e[2] = {file_entry("a/weights.txt", data), file_entry("b.txt", "tail")};
+    e[0].data_len = n;
+    sc_error err;
+    uint64_t size = 0;
+    char hex[65], want[65];
+    for (int c = 0; c < 2; c++) {
+        sc_archive_compression comp = c ? SC_ARCHIVE_DEFLATE : SC_ARCHIVE_STORE;
+        SC_EXPECT_CODE(sc_archive_write_file(e, 2, comp, out, &size, hex, &err), SC_OK, &err);
+        membuf m;
+        CU_ASSERT_EQUAL_FATAL(write_mem(e, 2, comp, &m, &err), SC_OK);
+        CU_ASSERT_EQUAL(size, m.len);
+        CU_ASSERT_EQUAL(sc_sha256_hex(m.p, m.len, want, &err), SC_OK);
+        CU_ASSERT_STRING_EQUAL(hex, want);
+        FILE *f = fopen(out, "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        unsigned char *bytes = malloc(m.len + 1);
+        size_t len = fread(bytes, 1, m.len + 1, f);
+        fclose(f);
+        CU_ASSERT(len == m.len && memcmp(bytes, m.p, len) == 0);
+        free(bytes);
+        free(m.p);
+        CU_ASSERT_EQUAL(unlink(out), 0);
+    }
+    free(data);
+    free(out);
+    sc_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_failed_write_leaves_nothing_at_the_output_path(void)
 {
     char *dir = sc_test_tmpdir();
@@ -1410,6 +1459,7 @@ void register_archive_write_tests(void)
     SC_ADD_TEST(s, test_bytes_and_mode_do_not_depend_on_the_umask);
     SC_ADD_TEST(s, test_bytes_do_not_depend_on_creation_or_entry_order);
     SC_ADD_TEST(s, test_write_file_reports_size_and_sha256_of_the_bytes);
+    SC_ADD_TEST(s, test_write_file_of_many_blocks_is_the_sink_bytes);
     SC_ADD_TEST(s, test_failed_write_leaves_nothing_at_the_output_path);
     SC_ADD_TEST(s, test_source_must_be_a_regular_file);
     SC_ADD_TEST(s, test_source_that_changes_while_written_is_an_io_error);
