@@ -16,6 +16,9 @@
  * destination with openat(O_NOFOLLOW) and creates files with O_EXCL.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_DIRECT */
+#endif
 #include "scrollcase/archive_read.h"
 
 #include <errno.h>
@@ -1487,21 +1490,48 @@ sc_code sc_zip_read(sc_zip *z, const sc_zip_entry *e, size_t max, char **bytes, 
 
 /* ---- extraction -------------------------------------------------------------------- */
 
+/*
+ * A file of DIRECT_MIN bytes or more is written with O_DIRECT where the file
+ * system takes it: on the reference host a buffered write of new data cost
+ * ~0.35 GB/s of CPU against 1.4 GB/s direct (see archive_write.c), and a
+ * model's weights are read once, when they are loaded.  The chunks
+ * stream_entry hands over are page-aligned and CHUNK long but for the
+ * last, so the file stays direct to its tail, which is written buffered;
+ * any chunk that is not aligned, or a refusal, turns O_DIRECT off for the
+ * rest of the file.  The bytes written are the same either way.
+ */
+#define DIRECT_MIN ((uint64_t)8 << 20)
+
 typedef struct fdsink {
     int fd;
     const char *path;
     sc_progress_meter *meter;
+    int direct; /* O_DIRECT is set on fd */
 } fdsink;
+
+static void fd_buffered(fdsink *s)
+{
+    int fl = fcntl(s->fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(s->fd, F_SETFL, fl & ~O_DIRECT);
+    s->direct = 0;
+}
 
 static sc_code fd_sink(void *ctx, const unsigned char *p, size_t n, sc_error *err)
 {
     fdsink *s = ctx;
     sc_progress_meter_add(s->meter, s->path, n, 0);
+    if (s->direct && (n % 4096 != 0 || (uintptr_t)p % 4096 != 0))
+        fd_buffered(s);
     while (n > 0) {
         ssize_t w = write(s->fd, p, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EINVAL && s->direct) {
+                fd_buffered(s);
+                continue;
+            }
             return sc_error_set(err, SC_E_IO, s->path, "%s: cannot write: %s", s->path,
                                 strerror(errno));
         }
@@ -1679,7 +1709,11 @@ static void xfail(xpool *p, size_t i, sc_code c, const sc_error *err)
 static sc_code write_file_data(sc_zip *z, const sc_zip_entry *e, int fd, const char *full,
                                sc_error *err)
 {
-    fdsink s = {fd, full, z->meter};
+    fdsink s = {fd, full, z->meter, 0};
+    if (e->size >= DIRECT_MIN) {
+        int fl = fcntl(fd, F_GETFL);
+        s.direct = fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0;
+    }
     sc_code rc = stream_entry(z, e, fd_sink, &s, err);
     if (close(fd) != 0 && rc == SC_OK) {
         int en = errno;
