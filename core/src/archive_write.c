@@ -206,7 +206,20 @@ typedef struct aw_item {
     uint32_t mode;
     uint16_t method;
     uint64_t usize, csize, offset;
+    int prefetched; /* a stored source file's bytes are in the spool */
 } aw_item;
+
+/* A stored source file with a known CRC up to this size is read into
+ * memory by a worker ahead of the writer (the writer's thread then only
+ * writes): a payload of many small files is otherwise one open, read and
+ * close after another on one thread. */
+#define AW_PREFETCH_MAX ((uint64_t)256 * 1024)
+
+static int prefetchable(const sc_archive_entry *e, int deflate_files)
+{
+    return e->kind == SC_ARCHIVE_FILE && e->source != NULL && e->crc_known &&
+           (!deflate_files || e->stored) && e->size <= AW_PREFETCH_MAX;
+}
 
 static int item_cmp(const void *a, const void *b)
 {
@@ -436,7 +449,7 @@ static sc_code reader_fill(aw_reader *r, unsigned char *buf, size_t len, size_t 
 {
     *got = 0;
     while (*got < len) {
-        size_t n;
+        size_t n = 0;
         sc_code rc = reader_get(r, buf + *got, len - *got, &n, err);
         if (rc != SC_OK)
             return rc;
@@ -452,7 +465,7 @@ static sc_code reader_drain(aw_reader *r, aw_item *it, aw_bufs *b, int deflating
                             sc_error *err)
 {
     for (;;) {
-        size_t got;
+        size_t got = 0;
         sc_code rc = reader_get(r, b->in, AW_CHUNK, &got, err);
         if (rc != SC_OK)
             return rc;
@@ -474,6 +487,43 @@ static void fall_back_to_stored(aw_item *it, aw_spool *s)
     spool_free(s);
     it->method = 0;
     it->csize = it->usize;
+}
+
+/* A small stored source file's bytes into s, checked against the size and
+ * CRC it was listed with (a change since is SC_E_IO, as in
+ * copy_stored_source). */
+static sc_code prefetch_stored(aw_item *it, aw_spool *s, aw_bufs *b, sc_error *err)
+{
+    const char *path = it->e->source;
+    int fd;
+    sc_code rc = open_source(path, &fd, err);
+    if (rc != SC_OK)
+        return rc;
+    uint32_t crc = 0;
+    uint64_t got_total = 0;
+    for (;;) {
+        ssize_t got = read_some(fd, b->in, AW_CHUNK);
+        if (got < 0) {
+            rc = sc_error_set(err, SC_E_IO, path, "cannot read %s: %s", path, strerror(errno));
+            break;
+        }
+        if (got == 0)
+            break;
+        got_total += (uint64_t)got;
+        if (got_total > it->usize)
+            break;
+        crc = sc_crc32(crc, b->in, (size_t)got);
+        if ((rc = spool_add(s, b->in, (size_t)got, path, err)) != SC_OK)
+            break;
+    }
+    close(fd);
+    if (rc == SC_OK && (got_total != it->usize || crc != it->crc))
+        rc = sc_error_set(err, SC_E_IO, path, "%s changed while being archived", path);
+    if (rc == SC_OK)
+        it->prefetched = 1;
+    else
+        spool_free(s);
+    return rc;
 }
 
 /*
@@ -505,9 +555,11 @@ static sc_code prepare(aw_item *it, int deflate_files, aw_spool *s, aw_bufs *b, 
         return SC_OK;
     }
     if (e->source != NULL && it->method == 0 && e->crc_known) {
-        /* Read once, while it is copied (copy_stored_source checks it). */
         it->crc = e->crc;
         it->usize = it->csize = e->size;
+        if (e->size <= AW_PREFETCH_MAX)
+            return prefetch_stored(it, s, b, err);
+        /* Read once, while it is copied (copy_stored_source checks it). */
         return SC_OK;
     }
     aw_reader r = {e, -1, 0, name};
@@ -659,15 +711,17 @@ static sc_code emit_local(aw_item *it, aw_spool *s, aw_out *o, unsigned char *bu
     }
     if (rc != SC_OK)
         return rc;
-    if (it->method == 8)
+    int copied = 0; /* counted its bytes as it copied */
+    if (it->method == 8 || it->prefetched) {
         rc = spool_emit(s, o, buf, e->source != NULL ? e->source : e->path, err);
-    else if (e->source != NULL)
-        rc = copy_stored_source(it, o, buf, err); /* counts its bytes as it copies */
-    else
+    } else if (e->source != NULL) {
+        rc = copy_stored_source(it, o, buf, err);
+        copied = 1;
+    } else {
         rc = out_write(o, e->data, e->data_len, err);
+    }
     if (rc == SC_OK)
-        sc_progress_meter_add(o->meter, e->path,
-                              it->method == 0 && e->source != NULL ? 0 : it->usize, 1);
+        sc_progress_meter_add(o->meter, e->path, copied ? 0 : it->usize, 1);
     return rc;
 }
 
@@ -755,18 +809,48 @@ typedef struct aw_slot {
     sc_error err;
 } aw_slot;
 
+/*
+ * The hand-over between the workers and the writer costs a futex wake per
+ * sleeper, which on the reference VM is dearer than storing a small file:
+ * so workers may run up to AW_SLOTS entries (and AW_AHEAD_BYTES of input)
+ * ahead, the writer is woken only for the entry it waits for, and waiting
+ * workers are woken only once the writer has drained half the window.
+ */
+#define AW_SLOTS 64
+#define AW_AHEAD_BYTES ((uint64_t)32 << 20)
+
 typedef struct aw_pool {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t ready; /* the writer waits here for slot writer_waits */
+    pthread_cond_t space; /* workers wait here for room ahead */
     aw_item *items;
     size_t n;
     size_t next;     /* next entry a worker claims */
     size_t consumed; /* entries the writer has emitted */
-    size_t window;   /* entries prepared ahead of the writer, at most */
+    size_t window;   /* slots: entries prepared ahead of the writer, at most */
+    size_t min_ahead; /* entries always allowed ahead, whatever their bytes */
+    uint64_t ahead_bytes; /* input bytes of the entries claimed, not yet emitted */
+    size_t writer_waits;  /* the entry the writer sleeps for; SIZE_MAX: none */
+    size_t sleepers;      /* workers asleep on space */
     int deflate_files;
     int stop;
     aw_slot *slots;  /* window of them */
 } aw_pool;
+
+static uint64_t item_bytes(const aw_item *it)
+{
+    return it->e->source != NULL ? it->e->size : (uint64_t)it->e->data_len;
+}
+
+/* Whether a worker may claim pl->next now (under pl->mu). */
+static int room_ahead(const aw_pool *pl)
+{
+    size_t ahead = pl->next - pl->consumed;
+    if (ahead >= pl->window)
+        return 0;
+    return ahead < pl->min_ahead ||
+           pl->ahead_bytes + item_bytes(&pl->items[pl->next]) <= AW_AHEAD_BYTES;
+}
 
 typedef struct aw_worker {
     aw_pool *pl;
@@ -779,11 +863,15 @@ static void *worker(void *arg)
     aw_pool *pl = wk->pl;
     pthread_mutex_lock(&pl->mu);
     for (;;) {
-        while (!pl->stop && pl->next < pl->n && pl->next >= pl->consumed + pl->window)
-            pthread_cond_wait(&pl->cv, &pl->mu);
+        while (!pl->stop && pl->next < pl->n && !room_ahead(pl)) {
+            pl->sleepers++;
+            pthread_cond_wait(&pl->space, &pl->mu);
+            pl->sleepers--;
+        }
         if (pl->stop || pl->next >= pl->n)
             break;
         size_t i = pl->next++;
+        pl->ahead_bytes += item_bytes(&pl->items[i]);
         aw_slot *sl = &pl->slots[i % pl->window];
         sl->state = SLOT_WORKING;
         pthread_mutex_unlock(&pl->mu);
@@ -791,7 +879,8 @@ static void *worker(void *arg)
         pthread_mutex_lock(&pl->mu);
         sl->rc = rc;
         sl->state = SLOT_READY;
-        pthread_cond_broadcast(&pl->cv);
+        if (pl->writer_waits == i)
+            pthread_cond_signal(&pl->ready);
     }
     pthread_mutex_unlock(&pl->mu);
     return NULL;
@@ -811,11 +900,12 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, unsign
     for (size_t i = 0; i < n && !useful; i++)
         useful = (items[i].e->source != NULL && !(items[i].e->crc_known &&
                                                    (!deflate_files || items[i].e->stored))) ||
-                 (deflate_files && items[i].e->kind == SC_ARCHIVE_FILE && !items[i].e->stored);
+                 (deflate_files && items[i].e->kind == SC_ARCHIVE_FILE && !items[i].e->stored) ||
+                 prefetchable(items[i].e, deflate_files);
     size_t nworkers = useful && jobs > 1 ? jobs : 0;
     if (nworkers > n)
         nworkers = n;
-    size_t window = nworkers * 2 < AW_WINDOW ? AW_WINDOW : nworkers * 2;
+    size_t window = nworkers * 2 < AW_SLOTS ? AW_SLOTS : nworkers * 2;
     unsigned char *buf = sc_iobuf_alloc(AW_CHUNK);
     aw_pool *pl = calloc(1, sizeof *pl);
     aw_slot *slots = calloc(window, sizeof *slots);
@@ -831,10 +921,13 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, unsign
         pl->items = items;
         pl->n = n;
         pl->window = window;
+        pl->min_ahead = nworkers * 2 < AW_WINDOW ? AW_WINDOW : nworkers * 2;
+        pl->writer_waits = SIZE_MAX;
         pl->slots = slots;
         pl->deflate_files = deflate_files;
         pthread_mutex_init(&pl->mu, NULL);
-        pthread_cond_init(&pl->cv, NULL);
+        pthread_cond_init(&pl->ready, NULL);
+        pthread_cond_init(&pl->space, NULL);
         for (size_t t = 0; t < nworkers && rc == SC_OK; t++) {
             wk[t].pl = pl;
             rc = bufs_init(&wk[t].bufs, err);
@@ -850,8 +943,11 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, unsign
             sl->rc = prepare(&items[i], deflate_files, &sl->spool, &mine, &sl->err);
         } else {
             pthread_mutex_lock(&pl->mu);
-            while (sl->state != SLOT_READY)
-                pthread_cond_wait(&pl->cv, &pl->mu);
+            while (sl->state != SLOT_READY) {
+                pl->writer_waits = i;
+                pthread_cond_wait(&pl->ready, &pl->mu);
+            }
+            pl->writer_waits = SIZE_MAX;
             pthread_mutex_unlock(&pl->mu);
         }
         if (sl->rc != SC_OK) {
@@ -862,18 +958,27 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, unsign
             rc = emit_local(&items[i], &sl->spool, o, buf, err);
         }
         spool_free(&sl->spool);
-        pthread_mutex_lock(&pl->mu);
-        sl->state = SLOT_EMPTY;
-        pl->consumed = i + 1;
-        if (rc != SC_OK)
-            pl->stop = 1;
-        pthread_cond_broadcast(&pl->cv);
-        pthread_mutex_unlock(&pl->mu);
+        if (nth > 0) {
+            pthread_mutex_lock(&pl->mu);
+            sl->state = SLOT_EMPTY;
+            pl->consumed = i + 1;
+            pl->ahead_bytes -= item_bytes(&items[i]);
+            if (rc != SC_OK)
+                pl->stop = 1;
+            /* wake sleeping workers once half the window is free (or at a stop) */
+            if (pl->sleepers > 0 &&
+                (pl->stop || pl->next - pl->consumed <= pl->window / 2 ||
+                 pl->ahead_bytes <= AW_AHEAD_BYTES / 2))
+                pthread_cond_broadcast(&pl->space);
+            pthread_mutex_unlock(&pl->mu);
+        } else {
+            sl->state = SLOT_EMPTY;
+        }
     }
     if (pl != NULL && slots != NULL && wk != NULL && th != NULL && buf != NULL) {
         pthread_mutex_lock(&pl->mu);
         pl->stop = 1;
-        pthread_cond_broadcast(&pl->cv);
+        pthread_cond_broadcast(&pl->space);
         pthread_mutex_unlock(&pl->mu);
         for (size_t t = 0; t < nth; t++)
             pthread_join(th[t], NULL);
@@ -881,7 +986,8 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, unsign
             bufs_free(&wk[t].bufs);
         for (size_t k = 0; k < window; k++)
             spool_free(&slots[k].spool);
-        pthread_cond_destroy(&pl->cv);
+        pthread_cond_destroy(&pl->ready);
+        pthread_cond_destroy(&pl->space);
         pthread_mutex_destroy(&pl->mu);
     }
     bufs_free(&mine);
