@@ -574,6 +574,12 @@ sc_code sc_box_inspect_deferred(const sc_release *r, const char *archive_path,
      * matches, and a failed hash is the failure reported whatever the
      * inspection found (the first failure in the order of 16.1). */
     hash_job_start(a, r, archive_path, o, hash_progress);
+    if (!a->hash.threaded && a->hash.code != SC_OK) {
+        /* hashed here, first: nothing of a mismatching archive is parsed */
+        sc_code hc = sc_box_archive_hashed(a, err);
+        sc_box_archive_close(a);
+        return hc;
+    }
     sc_error ie;
     sc_error_clear(&ie);
     sc_code c = inspect_contents(r, archive_path, a, report, &ie);
