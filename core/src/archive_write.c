@@ -489,10 +489,17 @@ static void fall_back_to_stored(aw_item *it, aw_spool *s)
     it->csize = it->usize;
 }
 
-/* A small stored source file's bytes into s, checked against the size and
- * CRC it was listed with (a change since is SC_E_IO, as in
- * copy_stored_source). */
-static sc_code prefetch_stored(aw_item *it, aw_spool *s, aw_bufs *b, sc_error *err)
+/*
+ * A stored source file's bytes, read again and handed to put in pieces of
+ * buf (AW_CHUNK bytes), checked against the size and CRC it was prepared
+ * with: a file that changed since is SC_E_IO.  Both the read-ahead of a
+ * small file into its spool (a worker) and the copy of a big one into the
+ * archive (the writer) go through here.
+ */
+typedef sc_code (*aw_put_fn)(void *ctx, const unsigned char *p, size_t n, sc_error *err);
+
+static sc_code read_stored_source(const aw_item *it, unsigned char *buf, aw_put_fn put,
+                                  void *ctx, sc_error *err)
 {
     const char *path = it->e->source;
     int fd;
@@ -500,25 +507,47 @@ static sc_code prefetch_stored(aw_item *it, aw_spool *s, aw_bufs *b, sc_error *e
     if (rc != SC_OK)
         return rc;
     uint32_t crc = 0;
-    uint64_t got_total = 0;
-    for (;;) {
-        ssize_t got = read_some(fd, b->in, AW_CHUNK);
+    uint64_t left = it->usize;
+    while (rc == SC_OK) {
+        size_t want = left > AW_CHUNK ? AW_CHUNK : (size_t)left;
+        if (want == 0)
+            want = 1; /* must see the end of the file */
+        ssize_t got = read_some(fd, buf, want);
         if (got < 0) {
             rc = sc_error_set(err, SC_E_IO, path, "cannot read %s: %s", path, strerror(errno));
+        } else if (got == 0 || (left == 0 && got > 0)) {
+            if (left != 0 || got > 0)
+                rc = sc_error_set(err, SC_E_IO, path, "%s changed while being archived",
+                                  path);
             break;
+        } else {
+            crc = sc_crc32(crc, buf, (size_t)got);
+            left -= (uint64_t)got;
+            rc = put(ctx, buf, (size_t)got, err);
         }
-        if (got == 0)
-            break;
-        got_total += (uint64_t)got;
-        if (got_total > it->usize)
-            break;
-        crc = sc_crc32(crc, b->in, (size_t)got);
-        if ((rc = spool_add(s, b->in, (size_t)got, path, err)) != SC_OK)
-            break;
     }
     close(fd);
-    if (rc == SC_OK && (got_total != it->usize || crc != it->crc))
+    if (rc == SC_OK && crc != it->crc)
         rc = sc_error_set(err, SC_E_IO, path, "%s changed while being archived", path);
+    return rc;
+}
+
+typedef struct aw_spool_put {
+    aw_spool *s;
+    const char *path;
+} aw_spool_put;
+
+static sc_code put_spool(void *ctx, const unsigned char *p, size_t n, sc_error *err)
+{
+    aw_spool_put *sp = ctx;
+    return spool_add(sp->s, p, n, sp->path, err);
+}
+
+/* A small stored source file's bytes into s, ahead of the writer. */
+static sc_code prefetch_stored(aw_item *it, aw_spool *s, aw_bufs *b, sc_error *err)
+{
+    aw_spool_put sp = {s, it->e->source};
+    sc_code rc = read_stored_source(it, b->in, put_spool, &sp, err);
     if (rc == SC_OK)
         it->prefetched = 1;
     else
@@ -632,40 +661,25 @@ done:
     return rc;
 }
 
+typedef struct aw_out_put {
+    aw_out *o;
+    const char *path; /* the entry's, for progress */
+} aw_out_put;
+
+static sc_code put_out(void *ctx, const unsigned char *p, size_t n, sc_error *err)
+{
+    aw_out_put *op = ctx;
+    sc_code rc = out_write(op->o, p, n, err);
+    sc_progress_meter_add(op->o->meter, op->path, (uint64_t)n, 0);
+    return rc;
+}
+
 /* Copy a stored source again, checking it is still the bytes prepared. */
 static sc_code copy_stored_source(const aw_item *it, aw_out *o, unsigned char *buf,
                                   sc_error *err)
 {
-    const char *path = it->e->source;
-    int fd;
-    sc_code rc = open_source(path, &fd, err);
-    if (rc != SC_OK)
-        return rc;
-    uint32_t crc = 0;
-    uint64_t left = it->usize;
-    while (rc == SC_OK) {
-        size_t want = left > AW_CHUNK ? AW_CHUNK : (size_t)left;
-        if (want == 0)
-            want = 1; /* must see the end of the file */
-        ssize_t got = read_some(fd, buf, want);
-        if (got < 0) {
-            rc = sc_error_set(err, SC_E_IO, path, "cannot read %s: %s", path, strerror(errno));
-        } else if (got == 0 || (left == 0 && got > 0)) {
-            if (left != 0 || got > 0)
-                rc = sc_error_set(err, SC_E_IO, path, "%s changed while being archived",
-                                  path);
-            break;
-        } else {
-            crc = sc_crc32(crc, buf, (size_t)got);
-            left -= (uint64_t)got;
-            rc = out_write(o, buf, (size_t)got, err);
-            sc_progress_meter_add(o->meter, it->e->path, (uint64_t)got, 0);
-        }
-    }
-    close(fd);
-    if (rc == SC_OK && crc != it->crc)
-        rc = sc_error_set(err, SC_E_IO, path, "%s changed while being archived", path);
-    return rc;
+    aw_out_put op = {o, it->e->path};
+    return read_stored_source(it, buf, put_out, &op, err);
 }
 
 /* 1 when the entry's sizes do not fit 32 bits (local ZIP64 field). */

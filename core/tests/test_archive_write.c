@@ -634,12 +634,13 @@ static void test_bytes_do_not_depend_on_the_worker_count(void)
     free(dir);
 }
 
-static void test_known_crc_is_checked_while_a_stored_source_is_copied(void)
+/* len above AW_PREFETCH_MAX (256 KiB): copied by the writer; below: read
+ * ahead into a spool by a worker.  Either way it is checked. */
+static void known_crc_is_checked(size_t len)
 {
     char *dir = sc_test_tmpdir();
     CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     char *src = join2(dir, "model.bin");
-    size_t len = 300 * 1024;
     unsigned char *d = lcg_bytes(len, 5, 0xFF);
     put_file(src, d, len);
     sc_archive_entry e = {"model.bin", SC_ARCHIVE_FILE, src, NULL, 0, 0, 1, 0, 0, 0};
@@ -664,6 +665,12 @@ static void test_known_crc_is_checked_while_a_stored_source_is_copied(void)
     free(src);
     sc_test_rmtree(dir);
     free(dir);
+}
+
+static void test_known_crc_is_checked_while_a_stored_source_is_copied(void)
+{
+    known_crc_is_checked(300 * 1024);
+    known_crc_is_checked(100 * 1024);
 }
 
 static void test_jobs_follow_the_affinity_mask(void)
