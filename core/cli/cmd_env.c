@@ -150,7 +150,7 @@ typedef enum { ST_OK, ST_FAILED, ST_WARNING } check_status;
 typedef struct check {
     const char *name;
     check_status status;
-    char detail[512];
+    char detail[1280]; /* room for a path and an sc_error message */
     char remedy[512];
 } check;
 
