@@ -478,13 +478,6 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
     return c;
 }
 
-sc_code sc_box_inspect(const sc_release *r, const char *archive_path, unsigned jobs,
-                       sc_box_archive *a, sc_box_report *report, sc_error *err)
-{
-    sc_box_options o = {.jobs = jobs};
-    return sc_box_inspect_with(r, archive_path, &o, a, report, err);
-}
-
 sc_code sc_box_inspect_with(const sc_release *r, const char *archive_path,
                             const sc_box_options *o, sc_box_archive *a, sc_box_report *report,
                             sc_error *err)

@@ -60,14 +60,10 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
                                  const sc_release *r, sc_code mismatch, const sc_box_options *o,
                                  sc_error *err);
 
-/* 16.1 steps 4-11.  On success *a is open (sc_box_archive_close).  jobs as
- * in sc_box_options. */
-sc_code sc_box_inspect(const sc_release *r, const char *archive_path, unsigned jobs,
-                       sc_box_archive *a, sc_box_report *report, sc_error *err);
-
-/* The same with o's jobs and progress (o may be NULL: the defaults).  The
- * hash (step 6) and the inspection run side by side when o's jobs allow
- * two; the result is what the order of 16.1 gives. */
+/* 16.1 steps 4-11 with o's jobs and progress (o may be NULL: the
+ * defaults).  On success *a is open (sc_box_archive_close).  The hash
+ * (step 6) and the inspection run side by side when o's jobs allow two;
+ * the result is what the order of 16.1 gives. */
 sc_code sc_box_inspect_with(const sc_release *r, const char *archive_path,
                             const sc_box_options *o, sc_box_archive *a, sc_box_report *report,
                             sc_error *err);

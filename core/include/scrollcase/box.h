@@ -105,10 +105,10 @@ sc_code sc_box_verify(const sc_release *r, const char *archive_path,
  * and reported, and the first failure in a fixed order is the one reported.
  */
 typedef struct sc_box_options {
-    /* Threads (sc_jobs_resolve: 0 = every CPU of the affinity mask): the
-     * archive's SHA-256 reads ahead on a second thread when there are two
-     * or more; extraction and tree hashing use them all; 1 = the calling
-     * thread only. */
+    /* Threads (sc_jobs_resolve: 0 = every CPU of the affinity mask): with
+     * two or more the archive's SHA-256 runs on a thread of its own beside
+     * the inspection (verify) or the extraction (prepare); extraction and
+     * tree hashing use them all; 1 = the calling thread only. */
     unsigned jobs;
     /* The long steps (progress.h; NULL: none): "hash" (the archive's
      * SHA-256: bytes of the archive file as read, of its size on disk; a
