@@ -1531,9 +1531,7 @@ typedef struct fdsink {
 
 static void fd_buffered(fdsink *s)
 {
-    int fl = fcntl(s->fd, F_GETFL);
-    if (fl >= 0)
-        (void)fcntl(s->fd, F_SETFL, fl & ~O_DIRECT);
+    (void)sc_iobuf_direct(s->fd, 0);
     s->direct = 0;
 }
 
@@ -1730,10 +1728,8 @@ static sc_code write_file_data(sc_zip *z, const sc_zip_entry *e, int fd, const c
                                sc_error *err)
 {
     fdsink s = {fd, full, z->meter, 0};
-    if (e->size >= DIRECT_MIN) {
-        int fl = fcntl(fd, F_GETFL);
-        s.direct = fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0;
-    }
+    if (e->size >= DIRECT_MIN)
+        s.direct = sc_iobuf_direct(fd, 1);
     sc_code rc = stream_entry(z, e, fd_sink, &s, err);
     if (close(fd) != 0 && rc == SC_OK) {
         int en = errno;

@@ -1116,7 +1116,7 @@ static sc_code fs_put_block(aw_file_sink *fs, const unsigned char *p, size_t len
 {
     sc_code rc = sc_sha256_update(&fs->sha, p, len, err);
     if (fs->direct && len % 4096 != 0) {
-        (void)fcntl(fs->fd, F_SETFL, fcntl(fs->fd, F_GETFL) & ~O_DIRECT);
+        (void)sc_iobuf_direct(fs->fd, 0);
         fs->direct = 0;
     }
     while (rc == SC_OK && len > 0) {
@@ -1125,7 +1125,7 @@ static sc_code fs_put_block(aw_file_sink *fs, const unsigned char *p, size_t len
             continue;
         if (w < 0 && errno == EINVAL && fs->direct) {
             /* accepted at fcntl, refused at write: buffered from here on */
-            (void)fcntl(fs->fd, F_SETFL, fcntl(fs->fd, F_GETFL) & ~O_DIRECT);
+            (void)sc_iobuf_direct(fs->fd, 0);
             fs->direct = 0;
             continue;
         }
@@ -1181,10 +1181,7 @@ static sc_code fs_open(aw_file_sink *fs, int fd, const char *path, sc_error *err
         fs->ring = NULL;
         return rc;
     }
-#ifdef O_DIRECT
-    int fl = fcntl(fd, F_GETFL);
-    fs->direct = fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0;
-#endif
+    fs->direct = sc_iobuf_direct(fd, 1);
     if (pthread_mutex_init(&fs->mu, NULL) == 0) {
         if (pthread_cond_init(&fs->cv, NULL) == 0) {
             if (pthread_create(&fs->thread, NULL, fs_writer, fs) == 0) {
