@@ -459,10 +459,7 @@ sc_code sc_box_archive_unchanged(const sc_box_archive *a, const char *name,
                                  const sc_release *r, sc_code mismatch, const sc_box_options *o,
                                  sc_error *err)
 {
-    struct stat now;
-    if (sc_file_stamps_trusted(a->fd) && fstat(a->fd, &now) == 0 && now.st_dev == a->st.st_dev && now.st_ino == a->st.st_ino &&
-        now.st_size == a->st.st_size && stat_ns(now.st_mtim) == stat_ns(a->st.st_mtim) &&
-        stat_ns(now.st_ctim) == stat_ns(a->st.st_ctim) &&
+    if (sc_file_stamps_trusted(a->fd) && !sc_box_archive_moved(a) &&
         stat_ns(a->st.st_mtim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS &&
         stat_ns(a->st.st_ctim) < a->hashed_at_ns - SC_PAYLOAD_RACY_NS)
         return SC_OK;
