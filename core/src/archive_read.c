@@ -20,6 +20,7 @@
 #define _GNU_SOURCE /* O_DIRECT */
 #endif
 #include "scrollcase/archive_read.h"
+#include "jobs_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1892,7 +1893,7 @@ static sc_code extract_all(sc_zip *z, const char *dir, unsigned jobs, sc_error *
             pthread_mutex_init(&p->mu, NULL);
             pthread_cond_init(&p->cv, NULL);
             for (size_t t = 0; t < nw; t++)
-                if (pthread_create(&th[started], NULL, xworker, p) == 0)
+                if (sc_jobs_thread_start(&th[started], xworker, p) == 0)
                     started++;
         }
     }

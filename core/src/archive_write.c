@@ -19,6 +19,7 @@
 #define _GNU_SOURCE /* O_DIRECT */
 #endif
 #include "scrollcase/archive_write.h"
+#include "jobs_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -945,7 +946,7 @@ static sc_code write_entries(aw_item *items, size_t n, int deflate_files, unsign
         for (size_t t = 0; t < nworkers && rc == SC_OK; t++) {
             wk[t].pl = pl;
             rc = bufs_init(&wk[t].bufs, err);
-            if (rc == SC_OK && pthread_create(&th[nth], NULL, worker, &wk[t]) == 0)
+            if (rc == SC_OK && sc_jobs_thread_start(&th[nth], worker, &wk[t]) == 0)
                 nth++;
         }
         if (rc == SC_OK && nth == 0)
@@ -1184,7 +1185,7 @@ static sc_code fs_open(aw_file_sink *fs, int fd, const char *path, sc_error *err
     fs->direct = sc_iobuf_direct(fd, 1);
     if (pthread_mutex_init(&fs->mu, NULL) == 0) {
         if (pthread_cond_init(&fs->cv, NULL) == 0) {
-            if (pthread_create(&fs->thread, NULL, fs_writer, fs) == 0) {
+            if (sc_jobs_thread_start(&fs->thread, fs_writer, fs) == 0) {
                 fs->threaded = 1;
                 return SC_OK;
             }

@@ -9,6 +9,7 @@
  * is freed on every path.
  */
 #include "scrollcase/box.h"
+#include "jobs_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -351,7 +352,7 @@ static void hash_job_start(sc_box_archive *a, const sc_release *r, const char *n
     h->pending = 1;
     if (sc_jobs_resolve(o != NULL ? o->jobs : 0) >= 2) {
         h->meter_on_thread = meter_on_thread;
-        if (pthread_create(&h->thread, NULL, hash_job_main, h) == 0) {
+        if (sc_jobs_thread_start(&h->thread, hash_job_main, h) == 0) {
             h->threaded = 1;
             return;
         }

@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/envsource.h"
+#include "jobs_internal.h"
 #include "scrollcase/remedy.h"
 
 #include <archive.h>
@@ -697,7 +698,7 @@ static sc_code copy_plan_run(copy_plan *p, unsigned jobs, sc_error *err)
     pthread_t th[SC_JOBS_MAX];
     size_t started = 0;
     for (size_t i = 1; i < nt; i++)
-        if (pthread_create(&th[started], NULL, copy_plan_thread, p) == 0)
+        if (sc_jobs_thread_start(&th[started], copy_plan_thread, p) == 0)
             started++;
         else
             break;

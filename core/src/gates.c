@@ -11,6 +11,7 @@
  * same records after the gates as before them.
  */
 #include "scrollcase/gates.h"
+#include "jobs_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -335,7 +336,7 @@ static sc_code run_captured(const char *program, char *const *argv, char *const 
     cap.max = max;
     atomic_init(&cap.stop, 0);
     pthread_t th;
-    if (pthread_create(&th, NULL, capture_main, &cap) != 0) {
+    if (sc_jobs_thread_start(&th, capture_main, &cap) != 0) {
         close(fds[0]);
         close(fds[1]);
         return sc_error_set(err, SC_E_IO, "", "cannot start a reader thread");

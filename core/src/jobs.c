@@ -8,8 +8,26 @@
 #endif
 #include "scrollcase/jobs.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include "jobs_internal.h"
+
+int sc_jobs_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    sigset_t term, old;
+    sigemptyset(&term);
+    sigaddset(&term, SIGINT);
+    sigaddset(&term, SIGTERM);
+    sigaddset(&term, SIGHUP);
+    int held = pthread_sigmask(SIG_BLOCK, &term, &old) == 0;
+    int rc = pthread_create(thread, NULL, fn, arg); /* inherits the mask */
+    if (held)
+        (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
 
 unsigned sc_jobs_available(void)
 {

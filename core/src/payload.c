@@ -19,6 +19,7 @@
  */
 
 #include "scrollcase/payload.h"
+#include "jobs_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -867,7 +868,7 @@ static sc_code hash_files(walker *w)
      * the threads as they come. */
     size_t started = 0;
     for (size_t i = 1; i < nt; i++)
-        if (pthread_create(&th[i], NULL, hash_thread, &hw[i]) == 0)
+        if (sc_jobs_thread_start(&th[i], hash_thread, &hw[i]) == 0)
             started = i;
         else
             break;
@@ -1264,7 +1265,7 @@ static void verify_pass(verify_job *job, verify_worker *vw, pthread_t *th, size_
     atomic_store(&job->next, 0);
     size_t started = 0;
     for (size_t i = 1; i < nt; i++)
-        if (pthread_create(&th[i], NULL, verify_thread, &vw[i]) == 0)
+        if (sc_jobs_thread_start(&th[i], verify_thread, &vw[i]) == 0)
             started = i;
         else
             break;

@@ -18,7 +18,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 #include <zlib.h>
 
 #include "crc32_internal.h"
+#include "jobs_internal.h"
 #include "scrollcase/archive_write.h"
 #include "scrollcase/copy.h"
 #include "scrollcase/file.h"
@@ -671,6 +674,32 @@ static void test_known_crc_is_checked_while_a_stored_source_is_copied(void)
 {
     known_crc_is_checked(300 * 1024);
     known_crc_is_checked(100 * 1024);
+}
+
+static void *report_mask(void *arg)
+{
+    sigset_t *m = arg;
+    pthread_sigmask(SIG_BLOCK, NULL, m);
+    return NULL;
+}
+
+/* A thread the library starts holds SIGINT, SIGTERM and SIGHUP blocked
+ * (prepare's stage cleanup must run on the caller's thread), and the
+ * caller's own mask is left as it was. */
+static void test_library_threads_block_the_termination_signals(void)
+{
+    sigset_t before, after, seen;
+    sigemptyset(&seen);
+    CU_ASSERT_EQUAL_FATAL(pthread_sigmask(SIG_BLOCK, NULL, &before), 0);
+    CU_ASSERT_FALSE(sigismember(&before, SIGTERM));
+    pthread_t t;
+    CU_ASSERT_EQUAL_FATAL(sc_jobs_thread_start(&t, report_mask, &seen), 0);
+    pthread_join(t, NULL);
+    CU_ASSERT_TRUE(sigismember(&seen, SIGINT));
+    CU_ASSERT_TRUE(sigismember(&seen, SIGTERM));
+    CU_ASSERT_TRUE(sigismember(&seen, SIGHUP));
+    CU_ASSERT_EQUAL_FATAL(pthread_sigmask(SIG_BLOCK, NULL, &after), 0);
+    CU_ASSERT_FALSE(sigismember(&after, SIGTERM));
 }
 
 static void test_jobs_follow_the_affinity_mask(void)
@@ -1454,6 +1483,7 @@ void register_archive_write_tests(void)
     SC_ADD_TEST(s, test_probe_of_the_first_mib_decides_a_large_file);
     SC_ADD_TEST(s, test_bytes_do_not_depend_on_the_worker_count);
     SC_ADD_TEST(s, test_known_crc_is_checked_while_a_stored_source_is_copied);
+    SC_ADD_TEST(s, test_library_threads_block_the_termination_signals);
     SC_ADD_TEST(s, test_jobs_follow_the_affinity_mask);
     SC_ADD_TEST(s, test_copy_fd_copies_every_byte_from_a_file_or_a_pipe);
     SC_ADD_TEST(s, test_duplicate_path_is_a_collision);
