@@ -22,6 +22,17 @@ expect_in version-line "$tmp/out" "scrollcase $version "
 check pkg-config-version 0 pkg-config --modversion scrollcase
 expect_in pkg-config-version-is "$tmp/out" "$version"
 expect shared-library test -e "/usr/lib/$(gcc -print-multiarch)/libscrollcase.so.${version%%.*}"
+# libcurl and libarchive are loaded on first use (dlopen), so dpkg-shlibdeps
+# cannot see them: libscrollcase0 must depend on their packages by hand.
+lib=/usr/lib/$(gcc -print-multiarch)/libscrollcase.so.${version%%.*}
+depends=$(dpkg-query -W -f='${Depends}' libscrollcase0)
+lazy=$(strings "$lib" | grep -E '^lib(curl|archive)\.so\.[0-9]+$' | sort -u)
+expect lazy-sonames-found test "$(echo "$lazy" | wc -w)" = 2
+for so in $lazy; do
+    path=$(/sbin/ldconfig -p | awk -v so="$so" '$1 == so && /x86-64|x86_64|64bit/ { print $NF; exit }')
+    pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -n1 | cut -d: -f1)
+    expect "lazy-$so-depended-on" grep -qE "(^|, )$pkg( |,|$)" <<<"$depends"
+done
 check man-page 0 man -w scrollcase-verify
 expect_in man-page-path "$tmp/out" /usr/share/man/man1/scrollcase-verify.1
 check man-format 0 man -w 5 scrollcase-format

@@ -238,7 +238,7 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e)
     files_text(e, files, sizeof files);
     const int process = e->limit_ms > 0;
     double rate = elapsed > 0.05 ? (double)e->bytes_done / elapsed : 0;
-    char speed[32], eta[16], took[16], limit[16];
+    char speed[32], eta[32], took[32], limit[32]; /* room for any unsigned long of hours */
     if (rate > 0)
         sc_progress_short_size((uint64_t)rate, speed, sizeof speed);
     else

@@ -19,8 +19,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/asset_archive.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +33,7 @@
 #include "scrollcase/box.h"
 #include "scrollcase/file.h"
 #include "scrollcase/path.h"
+#include "lazylib_internal.h"
 
 #define COPY_BUFFER ((size_t)256 * 1024)
 #define MAX_STRIP 64
@@ -231,6 +230,7 @@ static char *tar_name(const char *raw)
 }
 
 typedef struct tar_source {
+    const sc_archive_api *la;
     struct archive *ar;
     const char *archive_path;
 } tar_source;
@@ -238,51 +238,55 @@ typedef struct tar_source {
 static ssize_t tar_chunk(void *src, char *buf, size_t size, const char *shown, sc_error *err)
 {
     tar_source *t = src;
-    la_ssize_t got = archive_read_data(t->ar, buf, size);
+    la_ssize_t got = t->la->read_data(t->ar, buf, size);
     if (got < 0)
         sc_error_set(err, SC_E_INVALID_ARCHIVE, shown, "%s: %s: %s", t->archive_path, shown,
-                     archive_error_string(t->ar));
+                     t->la->error_string(t->ar));
     return got < 0 ? -1 : (ssize_t)got;
 }
 
 static sc_code tar_extract(const char *archive_path, int root, sc_error *err)
 {
-    struct archive *ar = archive_read_new();
+    const sc_archive_api *la;
+    sc_code loaded = sc_lazy_archive(&la, err);
+    if (loaded != SC_OK)
+        return loaded;
+    struct archive *ar = la->read_new();
     if (!ar)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, archive_path, "out of memory");
-    archive_read_support_filter_gzip(ar);
-    archive_read_support_format_tar(ar);
+    la->read_support_filter_gzip(ar);
+    la->read_support_format_tar(ar);
     sc_code rc = SC_OK;
     char *buf = NULL;
-    if (archive_read_open_filename(ar, archive_path, 64 * 1024) != ARCHIVE_OK) {
+    if (la->read_open_filename(ar, archive_path, 64 * 1024) != ARCHIVE_OK) {
         rc = sc_error_set(err, SC_E_INVALID_ARCHIVE, archive_path, "%s is not a tar.gz: %s",
-                          archive_path, archive_error_string(ar));
-        archive_read_free(ar);
+                          archive_path, la->error_string(ar));
+        la->read_free(ar);
         return rc;
     }
     buf = malloc(COPY_BUFFER);
     if (!buf) {
-        archive_read_free(ar);
+        la->read_free(ar);
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, archive_path, "out of memory");
     }
     for (;;) {
         struct archive_entry *e;
-        int r = archive_read_next_header(ar, &e);
+        int r = la->read_next_header(ar, &e);
         if (r == ARCHIVE_EOF)
             break;
         if (r != ARCHIVE_OK) {
             rc = sc_error_set(err, SC_E_INVALID_ARCHIVE, archive_path, "%s: %s", archive_path,
-                              archive_error_string(ar));
+                              la->error_string(ar));
             break;
         }
-        const char *raw = archive_entry_pathname(e);
+        const char *raw = la->entry_pathname(e);
         if (!raw) {
             rc = sc_error_set(err, SC_E_INVALID_ARCHIVE, archive_path,
                               "%s holds an entry without a name", archive_path);
             break;
         }
-        mode_t type = archive_entry_filetype(e);
-        if (archive_entry_hardlink(e) || type == AE_IFLNK) {
+        mode_t type = la->entry_filetype(e);
+        if (la->entry_hardlink(e) || type == AE_IFLNK) {
             rc = sc_error_set(err, SC_E_LINK_ENTRY, raw,
                               "%s: %s is a link; asset archives hold only files and directories",
                               archive_path, raw);
@@ -315,8 +319,8 @@ static sc_code tar_extract(const char *archive_path, int root, sc_error *err)
             continue;
         }
         int existed = 0;
-        tar_source ts = {ar, archive_path};
-        rc = write_new_file(root, name, (unsigned)archive_entry_perm(e) & 0777u, tar_chunk, &ts,
+        tar_source ts = {la, ar, archive_path};
+        rc = write_new_file(root, name, (unsigned)la->entry_perm(e) & 0777u, tar_chunk, &ts,
                             buf, name, &existed, err);
         if (existed)
             rc = sc_error_set(err, SC_E_ENTRY_COLLISION, name, "%s names %s twice", archive_path,
@@ -326,7 +330,7 @@ static sc_code tar_extract(const char *archive_path, int root, sc_error *err)
             break;
     }
     free(buf);
-    archive_read_free(ar);
+    la->read_free(ar);
     return rc;
 }
 

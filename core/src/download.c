@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * download.c — assets over HTTP(S) with libcurl.
+ * download.c — assets over HTTP(S) with libcurl (loaded on the first
+ * download, lazylib_internal.h).
  *
  * Guarantees: see download.h.  One easy handle per attempt; the body goes
  * to "<dest>.part" through a descriptor we own.  The status of the final
@@ -13,7 +14,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/download.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "scrollcase/digest.h"
+#include "lazylib_internal.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "0"
@@ -42,7 +43,11 @@ static CURLcode g_curl_init_result = CURLE_OK;
 
 static void curl_init_once(void)
 {
-    g_curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+    const sc_curl_api *cu;
+    if (sc_lazy_curl(&cu, NULL) == SC_OK) /* loaded already: download() asked first */
+        g_curl_init_result = cu->global_init(CURL_GLOBAL_DEFAULT);
+    else
+        g_curl_init_result = CURLE_FAILED_INIT;
 }
 
 /* What one attempt learnt. */
@@ -60,6 +65,7 @@ typedef struct dl_attempt {
     int oversize;          /* more bytes than the pin */
     int bad_range;         /* 206 that does not start where the .part ends */
     CURL *curl;
+    const sc_curl_api *cu; /* the libcurl the attempt runs on */
     const sc_download_options *o;
     const char *what;
 } dl_attempt;
@@ -125,7 +131,7 @@ static size_t on_body(char *buf, size_t size, size_t n, void *userdata)
     size_t len = size * n;
     if (!a->decided) {
         long code = 0;
-        curl_easy_getinfo(a->curl, CURLINFO_RESPONSE_CODE, &code);
+        a->cu->easy_getinfo(a->curl, CURLINFO_RESPONSE_CODE, &code);
         a->decided = 1;
         if (code < 200 || code > 299) {
             a->discarding = 1;
@@ -241,10 +247,14 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
         return sc_error_set(err, SC_E_USAGE, NULL, "download needs a URL and a destination");
     if (want_hex && !sc_is_lower_hex(want_hex, strlen(want_hex), 64))
         return sc_error_set(err, SC_E_USAGE, url, "the pinned SHA-256 is not 64 lowercase hex digits");
+    const sc_curl_api *cu;
+    sc_code loaded = sc_lazy_curl(&cu, err);
+    if (loaded != SC_OK)
+        return loaded;
     pthread_once(&g_curl_once, curl_init_once);
     if (g_curl_init_result != CURLE_OK)
         return sc_error_set(err, SC_E_INTERNAL, NULL, "libcurl could not be initialised: %s",
-                            curl_easy_strerror(g_curl_init_result));
+                            cu->easy_strerror(g_curl_init_result));
 
     int attempts = o && o->attempts > 0 ? o->attempts : DL_DEFAULT_ATTEMPTS;
     long connect_to = o && o->connect_timeout_seconds > 0 ? o->connect_timeout_seconds
@@ -311,7 +321,8 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
         a.range_start = -1;
         a.o = o;
         a.what = url;
-        CURL *c = curl_easy_init();
+        a.cu = cu;
+        CURL *c = cu->easy_init();
         if (!c) {
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, url, "libcurl could not create a handle");
             break;
@@ -319,37 +330,37 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
         a.curl = c;
         char range[48];
         curl_msg[0] = '\0';
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        cu->easy_setopt(c, CURLOPT_URL, url);
+        cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+        cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+        cu->easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 #else
-        curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-        curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+        cu->easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+        cu->easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-        curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-        curl_easy_setopt(c, CURLOPT_MAXREDIRS, DL_MAX_REDIRECTS);
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_to);
-        curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall);
-        curl_easy_setopt(c, CURLOPT_USERAGENT, "scrollcase/" SC_VERSION);
-        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_msg);
-        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(c, CURLOPT_HEADERDATA, &a);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &a);
-        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-        curl_easy_setopt(c, CURLOPT_XFERINFODATA, &a);
-        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+        cu->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+        cu->easy_setopt(c, CURLOPT_MAXREDIRS, DL_MAX_REDIRECTS);
+        cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_to);
+        cu->easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        cu->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall);
+        cu->easy_setopt(c, CURLOPT_USERAGENT, "scrollcase/" SC_VERSION);
+        cu->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_msg);
+        cu->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+        cu->easy_setopt(c, CURLOPT_HEADERDATA, &a);
+        cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+        cu->easy_setopt(c, CURLOPT_WRITEDATA, &a);
+        cu->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+        cu->easy_setopt(c, CURLOPT_XFERINFODATA, &a);
+        cu->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
         if (a.range_requested) {
             snprintf(range, sizeof range, "%" PRIu64 "-", have);
-            curl_easy_setopt(c, CURLOPT_RANGE, range);
+            cu->easy_setopt(c, CURLOPT_RANGE, range);
         }
-        CURLcode res = curl_easy_perform(c);
+        CURLcode res = cu->easy_perform(c);
         long code = 0;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-        curl_easy_cleanup(c);
+        cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+        cu->easy_cleanup(c);
 
         if (a.write_failed) {
             rc = sc_error_set(err, SC_E_IO, part, "cannot write %s: %s", part,
@@ -377,10 +388,10 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
         } else if (res == CURLE_UNSUPPORTED_PROTOCOL || res == CURLE_URL_MALFORMAT ||
                    res == CURLE_TOO_MANY_REDIRECTS) {
             rc = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url, "%s: %s", url,
-                              curl_msg[0] ? curl_msg : curl_easy_strerror(res));
+                              curl_msg[0] ? curl_msg : cu->easy_strerror(res));
         } else {
             snprintf(last_failure, sizeof last_failure, "%s",
-                     curl_msg[0] ? curl_msg : curl_easy_strerror(res));
+                     curl_msg[0] ? curl_msg : cu->easy_strerror(res));
         }
     }
     if (rc == SC_OK && !done)

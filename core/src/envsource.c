@@ -11,10 +11,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/envsource.h"
 #include "jobs_internal.h"
+#include "lazylib_internal.h"
 #include "scrollcase/remedy.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1239,25 +1238,29 @@ static int parents_are_real(const char *root, const char *rel)
 
 static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *err)
 {
-    struct archive *a = archive_read_new();
+    const sc_archive_api *la;
+    sc_code loaded = sc_lazy_archive(&la, err);
+    if (loaded != SC_OK)
+        return loaded;
+    struct archive *a = la->read_new();
     if (a == NULL)
         return oom(err);
-    archive_read_support_filter_gzip(a);
-    archive_read_support_format_gnutar(a);
-    archive_read_support_format_tar(a);
+    la->read_support_filter_gzip(a);
+    la->read_support_format_gnutar(a);
+    la->read_support_format_tar(a);
     sc_code rc = SC_OK;
     deferred_link *links = NULL;
     size_t nlinks = 0, caplinks = 0;
-    if (archive_read_open_filename(a, tarball, 65536) != ARCHIVE_OK) {
+    if (la->read_open_filename(a, tarball, 65536) != ARCHIVE_OK) {
         rc = sc_error_set(err, SC_E_RELOCATION_FAILED, tarball, "cannot read packed environment %s: %s",
-                          tarball, archive_error_string(a));
-        archive_read_free(a);
+                          tarball, la->error_string(a));
+        la->read_free(a);
         return rc;
     }
     struct archive_entry *e;
     int r;
-    while (rc == SC_OK && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-        const char *raw = archive_entry_pathname(e);
+    while (rc == SC_OK && (r = la->read_next_header(a, &e)) == ARCHIVE_OK) {
+        const char *raw = la->entry_pathname(e);
         char *name = raw ? strdup(raw) : NULL;
         if (raw != NULL && name == NULL) {
             rc = oom(err);
@@ -1272,7 +1275,7 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
             while (l > 0 && nm[l - 1] == '/')
                 nm[--l] = '\0';
         }
-        mode_t type = archive_entry_filetype(e);
+        mode_t type = la->entry_filetype(e);
         if (nm != NULL && (nm[0] == '\0' || strcmp(nm, ".") == 0) && type == AE_IFDIR) {
             free(name);
             continue;
@@ -1283,9 +1286,9 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
             free(name);
             break;
         }
-        if (archive_entry_hardlink(e) != NULL) {
+        if (la->entry_hardlink(e) != NULL) {
             /* a hard link: copy the bytes of the earlier member */
-            const char *hl = archive_entry_hardlink(e);
+            const char *hl = la->entry_hardlink(e);
             while (hl[0] == '.' && hl[1] == '/')
                 hl += 2;
             if (!member_name_ok(hl) || !parents_are_real(dest, nm) || !parents_are_real(dest, hl)) {
@@ -1330,16 +1333,16 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
                     rc = io_fail(err, dst, "cannot create");
             }
             if (rc == SC_OK) {
-                if (archive_read_data_into_fd(a, fd) != ARCHIVE_OK)
+                if (la->read_data_into_fd(a, fd) != ARCHIVE_OK)
                     rc = sc_error_set(err, SC_E_RELOCATION_FAILED, nm,
-                                      "cannot unpack %s: %s", nm, archive_error_string(a));
-                else if (fchmod(fd, archive_entry_perm(e) & 0777) != 0)
+                                      "cannot unpack %s: %s", nm, la->error_string(a));
+                else if (fchmod(fd, la->entry_perm(e) & 0777) != 0)
                     rc = io_fail(err, dst, "cannot set the mode of");
             }
             if (fd >= 0 && close(fd) != 0 && rc == SC_OK)
                 rc = io_fail(err, dst, "cannot write");
         } else if (type == AE_IFLNK) {
-            const char *target = archive_entry_symlink(e);
+            const char *target = la->entry_symlink(e);
             if (target == NULL || target[0] == '\0') {
                 rc = sc_error_set(err, SC_E_RELOCATION_FAILED, nm, "empty link target: %s", nm);
             } else {
@@ -1374,8 +1377,8 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
     }
     if (rc == SC_OK && r != ARCHIVE_EOF)
         rc = sc_error_set(err, SC_E_RELOCATION_FAILED, tarball, "cannot read packed environment %s: %s",
-                          tarball, archive_error_string(a));
-    archive_read_free(a);
+                          tarball, la->error_string(a));
+    la->read_free(a);
     if (rc == SC_OK && nlinks > 0)
         qsort(links, nlinks, sizeof *links, link_cmp);
     for (size_t i = 0; i < nlinks; i++) {

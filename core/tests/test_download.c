@@ -37,6 +37,7 @@
 #include "scrollcase/remedy.h"
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/target.h"
+#include "lazylib_internal.h"
 
 #ifndef SC_SOURCE_DIR
 #define SC_SOURCE_DIR "."
@@ -1256,6 +1257,79 @@ static void test_license_gate_refuses_a_reviewed_file_that_differs(void)
 
 /* ---- registration --------------------------------------------------------- */
 
+/* ---- lazylib: libcurl and libarchive loaded on first use ------------------ */
+
+static void test_lazy_curl_table_is_whole_and_works(void)
+{
+    const sc_curl_api *cu = NULL;
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_lazy_curl(&cu, &err), SC_OK);
+    CU_ASSERT_PTR_NOT_NULL(cu->global_init);
+    CU_ASSERT_PTR_NOT_NULL(cu->easy_init);
+    CU_ASSERT_PTR_NOT_NULL(cu->easy_setopt);
+    CU_ASSERT_PTR_NOT_NULL(cu->easy_perform);
+    CU_ASSERT_PTR_NOT_NULL(cu->easy_getinfo);
+    CU_ASSERT_PTR_NOT_NULL(cu->easy_cleanup);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cu->easy_strerror);
+    /* The loaded library answers like the one the headers describe. */
+    CU_ASSERT_STRING_EQUAL(cu->easy_strerror(CURLE_UNSUPPORTED_PROTOCOL), "Unsupported protocol");
+    const sc_curl_api *again = NULL;
+    CU_ASSERT_EQUAL(sc_lazy_curl(&again, &err), SC_OK);
+    CU_ASSERT_PTR_EQUAL(again, cu);
+}
+
+static void test_lazy_archive_table_is_whole_and_works(void)
+{
+    const sc_archive_api *la = NULL;
+    sc_error err;
+    CU_ASSERT_EQUAL_FATAL(sc_lazy_archive(&la, &err), SC_OK);
+    CU_ASSERT(la->read_new != NULL && la->read_support_filter_gzip != NULL &&
+              la->read_support_format_tar != NULL && la->read_support_format_gnutar != NULL &&
+              la->read_open_filename != NULL && la->read_next_header != NULL &&
+              la->read_data != NULL && la->read_data_into_fd != NULL && la->read_free != NULL &&
+              la->error_string != NULL && la->entry_pathname != NULL &&
+              la->entry_hardlink != NULL && la->entry_symlink != NULL &&
+              la->entry_filetype != NULL && la->entry_perm != NULL);
+    struct archive *a = la->read_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_EQUAL(la->read_support_format_tar(a), ARCHIVE_OK);
+    CU_ASSERT_NOT_EQUAL(la->read_open_filename(a, "/nonexistent/scrollcase.tar.gz", 4096),
+                        ARCHIVE_OK);
+    CU_ASSERT_PTR_NOT_NULL(la->error_string(a));
+    CU_ASSERT_EQUAL(la->read_free(a), ARCHIVE_OK);
+}
+
+static void test_lazy_missing_library_is_library_missing_naming_the_package(void)
+{
+    static const sc_lazy_symbol syms[] = {{"curl_easy_init", 0}};
+    void *table[1] = {NULL};
+    sc_error err;
+    sc_error_clear(&err);
+    CU_ASSERT_EQUAL(sc_lazy_load("libscrollcase-absent.so.7", "libscrollcase-absent7", syms, 1,
+                                 table, &err),
+                    SC_E_LIBRARY_MISSING);
+    CU_ASSERT_EQUAL(err.code, SC_E_LIBRARY_MISSING);
+    CU_ASSERT_STRING_EQUAL(err.path, "libscrollcase-absent.so.7");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "libscrollcase-absent.so.7 cannot be loaded"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "apt-get install libscrollcase-absent7"));
+    CU_ASSERT_PTR_NULL(strchr(err.message, '\n'));
+    CU_ASSERT_PTR_NULL(table[0]);
+}
+
+static void test_lazy_missing_symbol_is_library_missing_naming_the_symbol(void)
+{
+    /* libz is loaded already (libscrollcase links it); it has no such function. */
+    static const sc_lazy_symbol syms[] = {{"zlibVersion", 0},
+                                          {"scrollcase_no_such_function", sizeof(void *)}};
+    void *table[2] = {NULL, NULL};
+    sc_error err;
+    sc_error_clear(&err);
+    CU_ASSERT_EQUAL(sc_lazy_load("libz.so.1", "zlib1g", syms, 2, table, &err),
+                    SC_E_LIBRARY_MISSING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "libz.so.1 has no scrollcase_no_such_function"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "apt-get install zlib1g"));
+}
+
 void register_download_tests(void)
 {
     CU_pSuite d = CU_add_suite("download", NULL, NULL);
@@ -1302,4 +1376,12 @@ void register_download_tests(void)
     SC_ADD_TEST(l, test_license_inventory_namespace_names_the_kind);
     SC_ADD_TEST(l, test_license_gate_accepts_the_reviewed_file_and_writes_the_notices);
     SC_ADD_TEST(l, test_license_gate_refuses_a_reviewed_file_that_differs);
+
+    CU_pSuite z = CU_add_suite("lazylib", NULL, NULL);
+    if (z == NULL)
+        return;
+    SC_ADD_TEST(z, test_lazy_curl_table_is_whole_and_works);
+    SC_ADD_TEST(z, test_lazy_archive_table_is_whole_and_works);
+    SC_ADD_TEST(z, test_lazy_missing_library_is_library_missing_naming_the_package);
+    SC_ADD_TEST(z, test_lazy_missing_symbol_is_library_missing_naming_the_symbol);
 }

@@ -111,9 +111,30 @@ bundle)
     check bundle-libraries 0 /lib64/ld-linux-x86-64.so.2 --list --library-path "$tmp/bundle/lib" \
         "$tmp/bundle/libexec/scrollcase"
     expect_in bundle-sodium "$tmp/out" "libsodium.so.23 => $tmp/bundle/lib/libsodium.so.23"
-    expect_in bundle-curl "$tmp/out" "libcurl.so.4 => $tmp/bundle/lib/libcurl.so.4"
-    expect_in bundle-archive "$tmp/out" "libarchive.so.13 => $tmp/bundle/lib/libarchive.so.13"
+    # libcurl and libarchive are loaded on first use (dlopen), not linked:
+    expect_not_in bundle-curl-not-linked "$tmp/out" "libcurl"
+    expect bundle-curl test -f "$tmp/bundle/lib/libcurl.so.4"
+    expect bundle-archive test -f "$tmp/bundle/lib/libarchive.so.13"
+    check bundle-curl-libraries 0 /lib64/ld-linux-x86-64.so.2 --list --library-path "$tmp/bundle/lib" \
+        "$tmp/bundle/lib/libcurl.so.4"
+    expect_in bundle-curl-nghttp2 "$tmp/out" "libnghttp2.so.14 => $tmp/bundle/lib/libnghttp2.so.14"
     check bundle-starts 0 env -u LD_LIBRARY_PATH "$tmp/bundle/bin/scrollcase" help
+    # ... and the bundled scrollcase, downloading, loads the bundle's libcurl:
+    # an install from a loopback server that answers 404 (not retried).
+    mkdir -p "$tmp/www"
+    /usr/bin/python3 "$src/fixtures/http_server.py" "$tmp/www" "$tmp/http.log" >"$tmp/port" &
+    server=$!
+    for _ in $(seq 100); do [[ -s $tmp/port ]] && break; sleep 0.1; done
+    trust=$(ls "$src"/golden/consumer/*/trust.json | head -n1)
+    rm -f "$tmp"/ld.*
+    check bundle-download 1 env -u LD_LIBRARY_PATH LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld" \
+        "$tmp/bundle/bin/scrollcase" install "http://127.0.0.1:$(head -n1 "$tmp/port")/none.json" \
+        "$tmp/installed" --trust "$trust"
+    kill "$server" 2>/dev/null
+    expect_in bundle-download-code "$tmp/err" "error[download-failed]"
+    cat "$tmp"/ld.* >"$tmp/loaded" 2>/dev/null
+    # (the launcher's --library-path is $here/../lib)
+    expect_in bundle-download-loads-its-curl "$tmp/loaded" "calling init: $tmp/bundle/bin/../lib/libcurl.so.4"
     mv "$tmp/bundle" "$tmp/bundle-unpacked-copy" # ci/gpu must use the tarball
     check ci-gpu-bundle 0 env -u LD_LIBRARY_PATH bash "$src/ci/gpu" --bundle "$tmp/bundle.tar.gz" \
         --evidence "$tmp/ev"

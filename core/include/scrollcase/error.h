@@ -139,6 +139,7 @@ extern "C" {
     /* issue 16: GPU runners (appended below this line) */              \
     /* end of issue 16 */                                               \
     /* issue 17: speed (appended below this line) */                    \
+    X(SC_E_LIBRARY_MISSING, "library-missing")                               \
     /* end of issue 17 */
 
 typedef enum sc_code {

@@ -98,7 +98,18 @@ check offline-empty-json 1 build --offline --json
 expect_in offline-empty-json "$tmp/out" '"code": "asset-not-cached"'
 
 # ---- first build fetches once, second fetches nothing ----------------------------
-check build-1 0 build
+# (LD_DEBUG=files: the dynamic loader lists every object the command loads;
+# libcurl is loaded on the first download only, lazylib_internal.h)
+loads() { # CMD...: the loader's list of what CMD loaded, in $tmp/loaded
+    rm -f "$tmp"/ld.*
+    LD_DEBUG=files LD_DEBUG_OUTPUT=$tmp/ld "$@"
+    local rc=$?
+    cat "$tmp"/ld.* >"$tmp/loaded" 2>/dev/null
+    return $rc
+}
+check build-1 0 loads build
+expect_in build-1-loads-libcrypto "$tmp/loaded" "file=libcrypto.so"
+expect_in build-1-loads-libcurl "$tmp/loaded" "file=libcurl.so"
 expect build-1-one-request test "$(requests)" = 1
 expect build-1-cached test -f "$SCROLLCASE_CACHE/$asset_sha"
 zip=$(ls "$ws"/.scrollcase/dist/boxes/cache-box/1.0.0/linux-x86_64-cpu/*.zip)
@@ -109,8 +120,11 @@ expect build-2-same-archive test "$(sha256sum "$zip" | cut -d' ' -f1)" = "$first
 check build-offline 0 build --offline
 expect build-offline-no-request test "$(requests)" = 1
 expect build-offline-same-archive test "$(sha256sum "$zip" | cut -d' ' -f1)" = "$first"
-check inspect-asset 0 "$sc" inspect "$zip"
+check inspect-asset 0 loads "$sc" inspect "$zip"
 expect_in inspect-asset "$tmp/out" "model-cache/weights.bin"
+expect_in inspect-loads-libcrypto "$tmp/loaded" "file=libcrypto.so"
+expect_not_in inspect-loads-no-libcurl "$tmp/loaded" "libcurl"
+expect_not_in inspect-loads-no-libarchive "$tmp/loaded" "libarchive"
 
 # ---- cache ls ----------------------------------------------------------------------
 check cache-ls 0 "$sc" cache ls

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * lazylib.c — libcurl and libarchive, loaded on first use
+ * (lazylib_internal.h).
+ *
+ * Each table member is checked at compile time against the library's own
+ * prototype, so a table cannot drift from the headers it was built with.
+ */
+#include "lazylib_internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+#ifndef SC_LIBCURL_SONAME
+#define SC_LIBCURL_SONAME "libcurl.so.4"
+#endif
+#ifndef SC_LIBARCHIVE_SONAME
+#define SC_LIBARCHIVE_SONAME "libarchive.so.13"
+#endif
+#ifndef SC_LIBCURL_PACKAGE
+#define SC_LIBCURL_PACKAGE "libcurl4"
+#endif
+#ifndef SC_LIBARCHIVE_PACKAGE
+#define SC_LIBARCHIVE_PACKAGE "libarchive13"
+#endif
+
+/* The member has exactly the type of a pointer to the library's function. */
+#define SAME_TYPE(type, member, fn)                                                      \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(((type *)0)->member),        \
+                                                __typeof__(&fn)),                        \
+                   #member " is not " #fn)
+#define SYM(type, member, fn) {#fn, offsetof(type, member)}
+
+SAME_TYPE(sc_curl_api, global_init, curl_global_init);
+SAME_TYPE(sc_curl_api, easy_init, curl_easy_init);
+SAME_TYPE(sc_curl_api, easy_setopt, (curl_easy_setopt));
+SAME_TYPE(sc_curl_api, easy_perform, curl_easy_perform);
+SAME_TYPE(sc_curl_api, easy_getinfo, (curl_easy_getinfo));
+SAME_TYPE(sc_curl_api, easy_cleanup, curl_easy_cleanup);
+SAME_TYPE(sc_curl_api, easy_strerror, curl_easy_strerror);
+
+static const sc_lazy_symbol curl_symbols[] = {
+    SYM(sc_curl_api, global_init, curl_global_init),
+    SYM(sc_curl_api, easy_init, curl_easy_init),
+    SYM(sc_curl_api, easy_setopt, curl_easy_setopt),
+    SYM(sc_curl_api, easy_perform, curl_easy_perform),
+    SYM(sc_curl_api, easy_getinfo, curl_easy_getinfo),
+    SYM(sc_curl_api, easy_cleanup, curl_easy_cleanup),
+    SYM(sc_curl_api, easy_strerror, curl_easy_strerror),
+};
+
+SAME_TYPE(sc_archive_api, read_new, archive_read_new);
+SAME_TYPE(sc_archive_api, read_support_filter_gzip, archive_read_support_filter_gzip);
+SAME_TYPE(sc_archive_api, read_support_format_tar, archive_read_support_format_tar);
+SAME_TYPE(sc_archive_api, read_support_format_gnutar, archive_read_support_format_gnutar);
+SAME_TYPE(sc_archive_api, read_open_filename, archive_read_open_filename);
+SAME_TYPE(sc_archive_api, read_next_header, archive_read_next_header);
+SAME_TYPE(sc_archive_api, read_data, archive_read_data);
+SAME_TYPE(sc_archive_api, read_data_into_fd, archive_read_data_into_fd);
+SAME_TYPE(sc_archive_api, read_free, archive_read_free);
+SAME_TYPE(sc_archive_api, error_string, archive_error_string);
+SAME_TYPE(sc_archive_api, entry_pathname, archive_entry_pathname);
+SAME_TYPE(sc_archive_api, entry_hardlink, archive_entry_hardlink);
+SAME_TYPE(sc_archive_api, entry_symlink, archive_entry_symlink);
+SAME_TYPE(sc_archive_api, entry_filetype, archive_entry_filetype);
+SAME_TYPE(sc_archive_api, entry_perm, archive_entry_perm);
+
+static const sc_lazy_symbol archive_symbols[] = {
+    SYM(sc_archive_api, read_new, archive_read_new),
+    SYM(sc_archive_api, read_support_filter_gzip, archive_read_support_filter_gzip),
+    SYM(sc_archive_api, read_support_format_tar, archive_read_support_format_tar),
+    SYM(sc_archive_api, read_support_format_gnutar, archive_read_support_format_gnutar),
+    SYM(sc_archive_api, read_open_filename, archive_read_open_filename),
+    SYM(sc_archive_api, read_next_header, archive_read_next_header),
+    SYM(sc_archive_api, read_data, archive_read_data),
+    SYM(sc_archive_api, read_data_into_fd, archive_read_data_into_fd),
+    SYM(sc_archive_api, read_free, archive_read_free),
+    SYM(sc_archive_api, error_string, archive_error_string),
+    SYM(sc_archive_api, entry_pathname, archive_entry_pathname),
+    SYM(sc_archive_api, entry_hardlink, archive_entry_hardlink),
+    SYM(sc_archive_api, entry_symlink, archive_entry_symlink),
+    SYM(sc_archive_api, entry_filetype, archive_entry_filetype),
+    SYM(sc_archive_api, entry_perm, archive_entry_perm),
+};
+
+sc_code sc_lazy_load(const char *soname, const char *package, const sc_lazy_symbol *symbols,
+                     size_t count, void *table, sc_error *err)
+{
+    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *why = dlerror();
+        return sc_error_set(err, SC_E_LIBRARY_MISSING, soname,
+                            "%s cannot be loaded (%s); install it: apt-get install %s", soname,
+                            why != NULL ? why : "no reason given", package);
+    }
+    for (size_t i = 0; i < count; i++) {
+        (void)dlerror();
+        void *sym = dlsym(lib, symbols[i].name);
+        if (sym == NULL) {
+            sc_error_set(err, SC_E_LIBRARY_MISSING, soname,
+                         "%s has no %s: not the library this scrollcase was built for; "
+                         "install it: apt-get install %s",
+                         soname, symbols[i].name, package);
+            dlclose(lib);
+            return SC_E_LIBRARY_MISSING;
+        }
+        /* POSIX: a function's address fits a void * and converts back. */
+        memcpy((char *)table + symbols[i].offset, &sym, sizeof sym);
+    }
+    return SC_OK;
+}
+
+typedef struct lazy {
+    pthread_once_t once;
+    sc_error result; /* SC_OK once the table is whole */
+} lazy;
+
+static sc_curl_api curl_table;
+static lazy curl_lazy = {PTHREAD_ONCE_INIT, {SC_OK, "", ""}};
+
+static void curl_load(void)
+{
+    sc_curl_api t;
+    memset(&t, 0, sizeof t);
+    if (sc_lazy_load(SC_LIBCURL_SONAME, SC_LIBCURL_PACKAGE, curl_symbols,
+                     sizeof curl_symbols / sizeof curl_symbols[0], &t,
+                     &curl_lazy.result) == SC_OK)
+        curl_table = t;
+}
+
+static sc_archive_api archive_table;
+static lazy archive_lazy = {PTHREAD_ONCE_INIT, {SC_OK, "", ""}};
+
+static void archive_load(void)
+{
+    sc_archive_api t;
+    memset(&t, 0, sizeof t);
+    if (sc_lazy_load(SC_LIBARCHIVE_SONAME, SC_LIBARCHIVE_PACKAGE, archive_symbols,
+                     sizeof archive_symbols / sizeof archive_symbols[0], &t,
+                     &archive_lazy.result) == SC_OK)
+        archive_table = t;
+}
+
+static sc_code answer(lazy *l, sc_error *err)
+{
+    if (l->result.code == SC_OK)
+        return SC_OK;
+    if (err != NULL)
+        *err = l->result;
+    return l->result.code;
+}
+
+sc_code sc_lazy_curl(const sc_curl_api **api, sc_error *err)
+{
+    pthread_once(&curl_lazy.once, curl_load);
+    *api = &curl_table;
+    return answer(&curl_lazy, err);
+}
+
+sc_code sc_lazy_archive(const sc_archive_api **api, sc_error *err)
+{
+    pthread_once(&archive_lazy.once, archive_load);
+    *api = &archive_table;
+    return answer(&archive_lazy, err);
+}
