@@ -25,6 +25,7 @@ expect shared-library test -e "/usr/lib/$(gcc -print-multiarch)/libscrollcase.so
 # libcurl and libarchive are loaded on first use (dlopen), so dpkg-shlibdeps
 # cannot see them: libscrollcase0 must depend on their packages by hand.
 lib=/usr/lib/$(gcc -print-multiarch)/libscrollcase.so.${version%%.*}
+lib_a=/usr/lib/$(gcc -print-multiarch)/libscrollcase.a
 depends=$(dpkg-query -W -f='${Depends}' libscrollcase0)
 lazy=$(strings "$lib" | grep -E '^lib(curl|archive)\.so\.[0-9]+$' | sort -u)
 expect lazy-sonames-found test "$(echo "$lazy" | wc -w)" = 2
@@ -53,6 +54,12 @@ sed -n '$p' "$tmp/out"
 awk '/^```c$/ {on = 1; next} on && /^```$/ {exit} on {print}' "$src/docs/api.md" >"$tmp/embed.c"
 check pc-c 0 sh -c "cc -std=c11 -Wall -Wextra -Werror -o '$tmp/embed-pc' '$tmp/embed.c' \$(pkg-config --cflags --libs scrollcase)"
 check pc-cxx 0 sh -c "c++ -std=c++11 -Wall -Wextra -Werror -o '$tmp/hello-pc' '$here/hello.cpp' \$(pkg-config --cflags --libs scrollcase)"
+# The static library, with what `pkg-config --static` says it needs (libcurl
+# and libarchive are not among them: they are loaded on first use).
+check pc-static 0 sh -c "cc -std=c11 -Wall -Wextra -Werror -o '$tmp/embed-static' '$tmp/embed.c' \
+    $lib_a \$(pkg-config --cflags --static --libs scrollcase)"
+check ldd-embed-static 0 ldd "$tmp/embed-static"
+expect_not_in static-links-no-shared-scrollcase "$tmp/out" "libscrollcase.so"
 check cmake-configure 0 cmake -S "$here" -B "$tmp/cmake" -DSC_EXAMPLE_C="$tmp/embed.c"
 check cmake-build 0 cmake --build "$tmp/cmake"
 for p in "$tmp/embed-pc" "$tmp/hello-pc" "$tmp/cmake/embed-cmake" "$tmp/cmake/hello-cmake"; do
@@ -65,7 +72,7 @@ check make-box 0 bash "$here/make_box.sh" /usr/bin/scrollcase "$src" "$tmp/box"
 rel=$tmp/box/release.signed.json zip=$tmp/box/demo-box.zip trust=$tmp/box/keys/signing-public.json
 check scrollcase-verify 0 /usr/bin/scrollcase verify "$rel" --trust "$trust" --archive "$zip"
 n=0
-for p in embed-pc cmake/embed-cmake; do
+for p in embed-pc cmake/embed-cmake embed-static; do
     n=$((n + 1))
     check "c-$n-runs" 0 "$tmp/$p" "$rel" "$zip" "$trust" "$tmp/dest-c$n" installed
     expect_in "c-$n-verified" "$tmp/out" "verified demo-box 1.0.0 linux-x86_64-cpu"

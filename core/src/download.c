@@ -247,15 +247,6 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
         return sc_error_set(err, SC_E_USAGE, NULL, "download needs a URL and a destination");
     if (want_hex && !sc_is_lower_hex(want_hex, strlen(want_hex), 64))
         return sc_error_set(err, SC_E_USAGE, url, "the pinned SHA-256 is not 64 lowercase hex digits");
-    const sc_curl_api *cu;
-    sc_code loaded = sc_lazy_curl(&cu, err);
-    if (loaded != SC_OK)
-        return loaded;
-    pthread_once(&g_curl_once, curl_init_once);
-    if (g_curl_init_result != CURLE_OK)
-        return sc_error_set(err, SC_E_INTERNAL, NULL, "libcurl could not be initialised: %s",
-                            cu->easy_strerror(g_curl_init_result));
-
     int attempts = o && o->attempts > 0 ? o->attempts : DL_DEFAULT_ATTEMPTS;
     long connect_to = o && o->connect_timeout_seconds > 0 ? o->connect_timeout_seconds
                                                           : DL_DEFAULT_CONNECT;
@@ -265,6 +256,16 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
     /* A pinned file already in place is kept without a request. */
     if (limit > 0 && want_hex && dest_already_verified(dest, limit, want_hex))
         return SC_OK;
+
+    /* Only now is libcurl needed: loaded on the first download of the process. */
+    const sc_curl_api *cu;
+    sc_code loaded = sc_lazy_curl(&cu, err);
+    if (loaded != SC_OK)
+        return loaded;
+    pthread_once(&g_curl_once, curl_init_once);
+    if (g_curl_init_result != CURLE_OK)
+        return sc_error_set(err, SC_E_INTERNAL, NULL, "libcurl could not be initialised: %s",
+                            cu->easy_strerror(g_curl_init_result));
 
     size_t dlen = strlen(dest);
     char *part = malloc(dlen + 6);

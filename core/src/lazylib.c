@@ -111,36 +111,35 @@ sc_code sc_lazy_load(const char *soname, const char *package, const sc_lazy_symb
     return SC_OK;
 }
 
+/* One library's table and the answer of its one load. */
 typedef struct lazy {
     pthread_once_t once;
-    sc_error result; /* SC_OK once the table is whole */
+    const char *soname, *package;
+    const sc_lazy_symbol *symbols;
+    size_t count;
+    void *table;       /* all NULL unless the load succeeded */
+    size_t table_size;
+    sc_error result;   /* SC_OK once the table is whole */
 } lazy;
 
-static sc_curl_api curl_table;
-static lazy curl_lazy = {PTHREAD_ONCE_INIT, {SC_OK, "", ""}};
-
-static void curl_load(void)
+static void load(lazy *l)
 {
-    sc_curl_api t;
-    memset(&t, 0, sizeof t);
-    if (sc_lazy_load(SC_LIBCURL_SONAME, SC_LIBCURL_PACKAGE, curl_symbols,
-                     sizeof curl_symbols / sizeof curl_symbols[0], &t,
-                     &curl_lazy.result) == SC_OK)
-        curl_table = t;
+    if (sc_lazy_load(l->soname, l->package, l->symbols, l->count, l->table, &l->result) !=
+        SC_OK)
+        memset(l->table, 0, l->table_size); /* no half table */
 }
+
+static sc_curl_api curl_table;
+static lazy curl_lazy = {PTHREAD_ONCE_INIT, SC_LIBCURL_SONAME, SC_LIBCURL_PACKAGE,
+                         curl_symbols, sizeof curl_symbols / sizeof curl_symbols[0],
+                         &curl_table, sizeof curl_table, {SC_OK, "", ""}};
+static void curl_load(void) { load(&curl_lazy); }
 
 static sc_archive_api archive_table;
-static lazy archive_lazy = {PTHREAD_ONCE_INIT, {SC_OK, "", ""}};
-
-static void archive_load(void)
-{
-    sc_archive_api t;
-    memset(&t, 0, sizeof t);
-    if (sc_lazy_load(SC_LIBARCHIVE_SONAME, SC_LIBARCHIVE_PACKAGE, archive_symbols,
-                     sizeof archive_symbols / sizeof archive_symbols[0], &t,
-                     &archive_lazy.result) == SC_OK)
-        archive_table = t;
-}
+static lazy archive_lazy = {PTHREAD_ONCE_INIT, SC_LIBARCHIVE_SONAME, SC_LIBARCHIVE_PACKAGE,
+                            archive_symbols, sizeof archive_symbols / sizeof archive_symbols[0],
+                            &archive_table, sizeof archive_table, {SC_OK, "", ""}};
+static void archive_load(void) { load(&archive_lazy); }
 
 static sc_code answer(lazy *l, sc_error *err)
 {
