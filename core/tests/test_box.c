@@ -815,30 +815,84 @@ static void prepare_on_a_full_disk_is_io_error_and_leaves_nothing(void)
     fx_free(&f);
 }
 
-/* Wait (up to ~60 s) until dir holds a stage; 1 if it did. */
-static int wait_for_stage(const char *dir, pid_t child)
+/*
+ * A prepare held in the middle of its extraction, so that a signal or a
+ * change to the archive lands there whatever the machine's speed or load
+ * (a poll for the stage raced the extraction: a fast one could end before
+ * the poll saw its stage).  The child's progress function, on the first
+ * "extract" event with bytes done and more to come, says so to the parent
+ * (one byte on ready) and waits for one byte on go, which the parent sends
+ * only to let it go on; a child that is killed is killed there.
+ */
+typedef struct hold {
+    int ready[2]; /* child -> parent: the extraction is under way */
+    int go[2];    /* parent -> child: go on */
+    int held;
+} hold;
+
+static void hold_mid_extraction(void *ctx, const sc_progress_event *e)
 {
-    for (int i = 0; i < 6000; i++) {
-        if (count_prefixed(dir, ".scrollcase-prepare-") > 0)
-            return 1;
-        if (waitpid(child, NULL, WNOHANG) == child)
-            return 0;
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+    hold *h = ctx;
+    if (h->held || strcmp(e->step, "extract") != 0 || e->finished || e->bytes_done == 0)
+        return;
+    h->held = 1;
+    char c = 'r';
+    if (write(h->ready[1], &c, 1) != 1)
+        _exit(120);
+    while (read(h->go[0], &c, 1) < 0 && errno == EINTR) {
     }
-    return 0;
 }
 
-static pid_t fork_prepare(fx *f, const char *dest, int with_cleanup)
+static void hold_open(hold *h)
 {
+    memset(h, 0, sizeof *h);
+    CU_ASSERT_FATAL(pipe(h->ready) == 0);
+    CU_ASSERT_FATAL(pipe(h->go) == 0);
+}
+
+/* In the child after fork: keep its own ends. */
+static void hold_child_side(hold *h)
+{
+    close(h->ready[0]);
+    close(h->go[1]);
+}
+
+/* In the parent after fork: wait until the child is held mid-extraction; 1
+ * if it is, 0 if it ended (or failed) without getting there. */
+static int hold_wait(hold *h)
+{
+    close(h->ready[1]);
+    close(h->go[0]);
+    char c;
+    ssize_t n;
+    while ((n = read(h->ready[0], &c, 1)) < 0 && errno == EINTR) {
+    }
+    return n == 1;
+}
+
+/* In the parent: let the child go on (release != 0), and close the pipes. */
+static void hold_close(hold *h, int release)
+{
+    char c = 'g';
+    if (release && write(h->go[1], &c, 1) != 1)
+        CU_FAIL("cannot release the held prepare");
+    close(h->go[1]);
+    close(h->ready[0]);
+}
+
+static pid_t fork_prepare(fx *f, const char *dest, int with_cleanup, hold *h)
+{
+    hold_open(h);
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
+        hold_child_side(h);
         if (with_cleanup)
             sc_box_prepare_signal_cleanup();
+        sc_box_options o = {.progress = hold_mid_extraction, .progress_ctx = h};
         sc_error err;
         sc_receipt rc;
-        sc_code c = sc_box_prepare(&f->rel, f->archive, dest, &rc, &err);
+        sc_code c = sc_box_prepare_with(&f->rel, f->archive, dest, &o, &rc, &err);
         _exit((int)c); /* SC_OK is 0 */
     }
     return pid;
@@ -849,15 +903,17 @@ static void prepare_killed_mid_extraction_leaves_no_destination(void)
     if (skip_large("killed mid-extraction"))
         return;
     box_opts o = PLAIN;
-    o.big_size = (uint64_t)200 * 1024 * 1024;
+    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
     build(&f, &o);
     char *dest = cat(f.dir, "box");
-    pid_t pid = fork_prepare(&f, dest, 0);
-    int staged = wait_for_stage(f.dir, pid);
+    hold h;
+    pid_t pid = fork_prepare(&f, dest, 0, &h);
+    int staged = hold_wait(&h) && count_prefixed(f.dir, ".scrollcase-prepare-") == 1;
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
+    hold_close(&h, 0);
     CU_ASSERT(staged);
     CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     CU_ASSERT(!exists(dest));
@@ -877,15 +933,17 @@ static void prepare_sigterm_removes_the_stage(void)
     if (skip_large("SIGTERM mid-extraction"))
         return;
     box_opts o = PLAIN;
-    o.big_size = (uint64_t)200 * 1024 * 1024;
+    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
     build(&f, &o);
     char *dest = cat(f.dir, "box");
-    pid_t pid = fork_prepare(&f, dest, 1);
-    int staged = wait_for_stage(f.dir, pid);
+    hold h;
+    pid_t pid = fork_prepare(&f, dest, 1, &h);
+    int staged = hold_wait(&h) && count_prefixed(f.dir, ".scrollcase-prepare-") == 1;
     kill(pid, SIGTERM);
     int status = 0;
     waitpid(pid, &status, 0);
+    hold_close(&h, 0);
     CU_ASSERT(staged);
     CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     CU_ASSERT(!exists(dest));
@@ -901,23 +959,24 @@ static void prepare_sigterm_removes_the_stage_after_its_parent_moved(void)
     if (skip_large("SIGTERM after the stage's parent moved"))
         return;
     box_opts o = PLAIN;
-    o.big_size = (uint64_t)200 * 1024 * 1024;
+    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
     build(&f, &o);
     char *sub = cat(f.dir, "sub");
     char *moved = cat(f.dir, "moved");
     CU_ASSERT_FATAL(mkdir(sub, 0755) == 0);
     char *dest = cat(sub, "box");
-    pid_t pid = fork_prepare(&f, dest, 1);
-    int staged = wait_for_stage(sub, pid);
+    hold h;
+    pid_t pid = fork_prepare(&f, dest, 1, &h);
+    int staged = hold_wait(&h) && count_prefixed(sub, ".scrollcase-prepare-") == 1;
     CU_ASSERT_FATAL(rename(sub, moved) == 0);
     kill(pid, SIGTERM);
     int status = 0;
     waitpid(pid, &status, 0);
+    hold_close(&h, 0);
     CU_ASSERT(staged);
-    /* Ended by the signal, or by its own error if it noticed the move
-     * first: either way nothing of it is left. */
-    CU_ASSERT(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0));
+    /* Held mid-extraction, it can only have been ended by the signal. */
+    CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     CU_ASSERT_EQUAL(count_prefixed(moved, ".scrollcase-prepare-"), 0);
     CU_ASSERT_EQUAL(count_prefixed(moved, ""), 2); /* "." and ".." only */
     free(dest);
@@ -931,18 +990,20 @@ static void prepare_archive_changed_during_extraction(void)
     if (skip_large("archive changed mid-extraction"))
         return;
     box_opts o = PLAIN;
-    o.big_size = (uint64_t)200 * 1024 * 1024;
+    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
     build(&f, &o);
     char *dest = cat(f.dir, "box");
     struct stat st;
     CU_ASSERT_FATAL(stat(f.archive, &st) == 0);
-    pid_t pid = fork_prepare(&f, dest, 0);
-    int staged = wait_for_stage(f.dir, pid);
+    hold h;
+    pid_t pid = fork_prepare(&f, dest, 0, &h);
+    int staged = hold_wait(&h) && count_prefixed(f.dir, ".scrollcase-prepare-") == 1;
     /* In place (same file), in the central directory the reader has already
      * read: the last byte of the last entry's name, just before the
      * 22-byte end record. */
     poke(f.archive, st.st_size - 23, 'x');
+    hold_close(&h, 1);
     int status = 0;
     waitpid(pid, &status, 0);
     CU_ASSERT(staged);
@@ -976,34 +1037,34 @@ static void run_temporary_sigterm_while_preparing_removes_its_root(void)
         return;
     box_opts o = PLAIN;
     o.execution = "{'kind':'python-script','script':'app/main.py','defaultArgs':[]}";
-    o.big_size = (uint64_t)200 * 1024 * 1024;
+    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
     build(&f, &o);
     char *tmp = cat(f.dir, "tmp");
     CU_ASSERT_FATAL(mkdir(tmp, 0755) == 0);
+    hold h;
+    hold_open(&h);
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
+        hold_child_side(&h);
         sc_box_prepare_signal_cleanup();
         sc_box_run_options ro;
         memset(&ro, 0, sizeof ro);
         ro.tmpdir = tmp;
+        ro.progress = hold_mid_extraction;
+        ro.progress_ctx = &h;
         sc_run_result res;
         sc_error err;
         _exit((int)sc_box_run_temporary(&f.rel, f.archive, &ro, &res, &err));
     }
-    char *root = NULL;
-    for (int i = 0; i < 6000 && root == NULL; i++) {
-        root = find_prefixed(tmp, "scrollcase-run-");
-        if (root == NULL) {
-            struct timespec ts = {0, 5 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-        }
-    }
-    int staged = root != NULL && wait_for_stage(root, pid);
+    int held = hold_wait(&h);
+    char *root = find_prefixed(tmp, "scrollcase-run-");
+    int staged = held && root != NULL && count_prefixed(root, ".scrollcase-prepare-") == 1;
     kill(pid, SIGTERM);
     int status = 0;
     waitpid(pid, &status, 0);
+    hold_close(&h, 0);
     CU_ASSERT(staged);
     CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     CU_ASSERT_EQUAL(count_prefixed(tmp, ""), 2);
