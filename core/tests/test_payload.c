@@ -1077,7 +1077,11 @@ static void test_collect_reuses_a_subtree_list_under_its_directory(void)
 static void test_collect_rereads_a_file_changed_close_to_its_hashing(void)
 {
     /* Written right before the first hashing: within the clock's
-     * granularity a change could keep its times, so it is read again. */
+     * granularity a change could keep its times, so it is read again.
+     * "Right before" is set in the record (hashed a little less than
+     * SC_PAYLOAD_RACY_NS after the file's last change), not left to how
+     * quickly this test gets from the write to the hashing on a busy
+     * machine. */
     char *root = sc_test_tmpdir();
     put(root, "fresh.py", "x = 1\n");
     sc_payload_list first = {NULL, 0, 0}, again = {NULL, 0, 0};
@@ -1086,6 +1090,8 @@ static void test_collect_rereads_a_file_changed_close_to_its_hashing(void)
     sc_payload_entry *e = (sc_payload_entry *)find(&first, "fresh.py");
     memcpy(real, e->sha256, sizeof real);
     memcpy(e->sha256, BOGUS, sizeof e->sha256);
+    int64_t changed = e->stamp.mtime_ns > e->stamp.ctime_ns ? e->stamp.mtime_ns : e->stamp.ctime_ns;
+    e->stamp.hashed_at_ns = changed + SC_PAYLOAD_RACY_NS - 1000000;
     collect_with_ok(root, SC_PAYLOAD_HASH, 1, &first, &again);
     CU_ASSERT_STRING_EQUAL(find(&again, "fresh.py")->sha256, real);
     sc_payload_list_free(&again);

@@ -114,8 +114,11 @@ expect build-1-one-request test "$(requests)" = 1
 expect build-1-cached test -f "$SCROLLCASE_CACHE/$asset_sha"
 zip=$(ls "$ws"/.scrollcase/dist/boxes/cache-box/1.0.0/linux-x86_64-cpu/*.zip)
 first=$(sha256sum "$zip" | cut -d' ' -f1)
-check build-2 0 build
+check build-2 0 loads build
 expect build-2-no-request test "$(requests)" = 1
+# (an asset already in the cache is not a download: libcurl stays unloaded)
+expect_in build-2-loads-libcrypto "$tmp/loaded" "file=libcrypto.so"
+expect_not_in build-2-loads-no-libcurl "$tmp/loaded" "libcurl"
 expect build-2-same-archive test "$(sha256sum "$zip" | cut -d' ' -f1)" = "$first"
 check build-offline 0 build --offline
 expect build-offline-no-request test "$(requests)" = 1
