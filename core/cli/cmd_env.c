@@ -36,6 +36,7 @@
 #include "scrollcase/gpu_probe.h"
 #include "scrollcase/json.h"
 #include "scrollcase/keys.h"
+#include "scrollcase/libraries.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
@@ -164,12 +165,31 @@ typedef struct doctor {
 static check *add_check(doctor *d, const char *name, check_status st, const char *remedy,
                         const char *fmt, const char *arg1, const char *arg2)
 {
+    if (d->n == MAX_CHECKS)
+        d->n--; /* never: there are fewer checks than room */
     check *k = &d->checks[d->n++];
     k->name = name;
     k->status = st;
     snprintf(k->detail, sizeof k->detail, fmt, arg1 ? arg1 : "", arg2 ? arg2 : "");
     snprintf(k->remedy, sizeof k->remedy, "%s", st == ST_OK ? "" : remedy);
     return k;
+}
+
+/* The libraries loaded on first use (libraries.h), loaded now: a host
+ * without libcurl fails its first download, one without libarchive its
+ * first packed environment or asset archive. */
+static void check_libraries(doctor *d)
+{
+    for (size_t i = 0; i < sc_library_count(); i++) {
+        const sc_library_info *l = sc_library_at(i);
+        sc_error err;
+        char remedy[128];
+        snprintf(remedy, sizeof remedy, "install it: `apt-get install %s`", l->package);
+        if (sc_library_load(i, &err) == SC_OK)
+            add_check(d, l->name, ST_OK, "", "%s, for %s", l->soname, l->needed_for);
+        else
+            add_check(d, l->name, ST_FAILED, remedy, "%s%s", err.message, NULL);
+    }
 }
 
 static const char *toolkit_dir(void)
@@ -426,6 +446,7 @@ static int cmd_doctor(sc_cli_args *a)
         have_target = 1;
     }
     check_git(&d, have_ws ? ws.root : ".");
+    check_libraries(&d);
     /* pixi: only when a version is asked for */
     const char *toolchain = have_ws ? ws.paths[SC_WS_TOOLCHAIN] : NULL;
     const char *want = sc_cli_value(a, OPT_PIXI_VERSION);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lazylib.c — libcurl and libarchive, loaded on first use
- * (lazylib_internal.h).
+ * (lazylib_internal.h for the tables the library calls through,
+ * scrollcase/libraries.h for what a program may ask about them).
  *
  * Each table member is checked at compile time against the library's own
  * prototype, so a table cannot drift from the headers it was built with.
  */
 #include "lazylib_internal.h"
+
+#include "scrollcase/libraries.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -114,7 +117,7 @@ sc_code sc_lazy_load(const char *soname, const char *package, const sc_lazy_symb
 /* One library's table and the answer of its one load. */
 typedef struct lazy {
     pthread_once_t once;
-    const char *soname, *package;
+    sc_library_info info;
     const sc_lazy_symbol *symbols;
     size_t count;
     void *table;       /* all NULL unless the load succeeded */
@@ -124,19 +127,22 @@ typedef struct lazy {
 
 static void load(lazy *l)
 {
-    if (sc_lazy_load(l->soname, l->package, l->symbols, l->count, l->table, &l->result) !=
-        SC_OK)
+    if (sc_lazy_load(l->info.soname, l->info.package, l->symbols, l->count, l->table,
+                     &l->result) != SC_OK)
         memset(l->table, 0, l->table_size); /* no half table */
 }
 
 static sc_curl_api curl_table;
-static lazy curl_lazy = {PTHREAD_ONCE_INIT, SC_LIBCURL_SONAME, SC_LIBCURL_PACKAGE,
+static lazy curl_lazy = {PTHREAD_ONCE_INIT,
+                         {"libcurl", SC_LIBCURL_SONAME, SC_LIBCURL_PACKAGE, "downloads"},
                          curl_symbols, sizeof curl_symbols / sizeof curl_symbols[0],
                          &curl_table, sizeof curl_table, {SC_OK, "", ""}};
 static void curl_load(void) { load(&curl_lazy); }
 
 static sc_archive_api archive_table;
-static lazy archive_lazy = {PTHREAD_ONCE_INIT, SC_LIBARCHIVE_SONAME, SC_LIBARCHIVE_PACKAGE,
+static lazy archive_lazy = {PTHREAD_ONCE_INIT,
+                            {"libarchive", SC_LIBARCHIVE_SONAME, SC_LIBARCHIVE_PACKAGE,
+                             "tar archives: packed environments and asset archives"},
                             archive_symbols, sizeof archive_symbols / sizeof archive_symbols[0],
                             &archive_table, sizeof archive_table, {SC_OK, "", ""}};
 static void archive_load(void) { load(&archive_lazy); }
@@ -162,4 +168,27 @@ sc_code sc_lazy_archive(const sc_archive_api **api, sc_error *err)
     pthread_once(&archive_lazy.once, archive_load);
     *api = &archive_table;
     return answer(&archive_lazy, err);
+}
+
+/* ---- libraries.h ---------------------------------------------------------- */
+
+static lazy *const all[] = {&curl_lazy, &archive_lazy};
+static void (*const loaders[])(void) = {curl_load, archive_load};
+
+size_t sc_library_count(void)
+{
+    return sizeof all / sizeof all[0];
+}
+
+const sc_library_info *sc_library_at(size_t i)
+{
+    return i < sc_library_count() ? &all[i]->info : NULL;
+}
+
+sc_code sc_library_load(size_t i, sc_error *err)
+{
+    if (i >= sc_library_count())
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_library_load: no library %zu", i);
+    pthread_once(&all[i]->once, loaders[i]);
+    return answer(all[i], err);
 }

@@ -38,6 +38,7 @@
 #include "scrollcase/pixi_lock.h"
 #include "scrollcase/target.h"
 #include "lazylib_internal.h"
+#include "scrollcase/libraries.h"
 
 #ifndef SC_SOURCE_DIR
 #define SC_SOURCE_DIR "."
@@ -1316,6 +1317,31 @@ static void test_lazy_missing_library_is_library_missing_naming_the_package(void
     CU_ASSERT_PTR_NULL(table[0]);
 }
 
+/* libraries.h: the two, in order, each named with its soname and package;
+ * a load through it is the same load as the table's first use. */
+static void test_libraries_lists_curl_then_archive_and_loads_each(void)
+{
+    CU_ASSERT_EQUAL_FATAL(sc_library_count(), 2);
+    const sc_library_info *c = sc_library_at(0), *a = sc_library_at(1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NULL(sc_library_at(2));
+    CU_ASSERT_STRING_EQUAL(c->name, "libcurl");
+    CU_ASSERT_STRING_EQUAL(a->name, "libarchive");
+    CU_ASSERT_EQUAL(strncmp(c->soname, "libcurl.so.", 11), 0);
+    CU_ASSERT_EQUAL(strncmp(a->soname, "libarchive.so.", 14), 0);
+    CU_ASSERT_STRING_EQUAL(c->package, "libcurl4");
+    CU_ASSERT_STRING_EQUAL(a->package, "libarchive13");
+    CU_ASSERT(c->needed_for[0] != '\0' && a->needed_for[0] != '\0');
+    sc_error err;
+    SC_EXPECT_CODE(sc_library_load(0, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_library_load(1, &err), SC_OK, &err);
+    const sc_curl_api *cu = NULL;
+    CU_ASSERT_EQUAL(sc_lazy_curl(&cu, &err), SC_OK);
+    CU_ASSERT_PTR_NOT_NULL(cu->easy_init);
+    SC_EXPECT_CODE(sc_library_load(2, &err), SC_E_USAGE, &err);
+}
+
 static void test_lazy_missing_symbol_is_library_missing_naming_the_symbol(void)
 {
     /* libz is loaded already (libscrollcase links it); it has no such function. */
@@ -1384,4 +1410,5 @@ void register_download_tests(void)
     SC_ADD_TEST(z, test_lazy_archive_table_is_whole_and_works);
     SC_ADD_TEST(z, test_lazy_missing_library_is_library_missing_naming_the_package);
     SC_ADD_TEST(z, test_lazy_missing_symbol_is_library_missing_naming_the_symbol);
+    SC_ADD_TEST(z, test_libraries_lists_curl_then_archive_and_loads_each);
 }

@@ -44,6 +44,27 @@ expect_in doctor-git-head "$tmp/out" "✓ git         HEAD $(git rev-parse HEAD 
 expect_in doctor-pixi-version "$tmp/out" "✓ pixi        pixi 0.40.0 at $pixi"
 expect_in doctor-keys-ok "$tmp/out" "✓ keys        signing key"
 expect_not_in doctor-no-failure-line "$tmp/out" "Some checks failed"
+# The libraries loaded on first use (libraries.h) are loaded by the check.
+expect_in doctor-libcurl "$tmp/out" "✓ libcurl     libcurl.so."
+expect_in doctor-libarchive "$tmp/out" "✓ libarchive  libarchive.so."
+# A library by libcurl's soname that is not libcurl, first on the loader's
+# path: that check fails, naming the missing function and the package.
+curl_so=$(sed -n 's/^✓ libcurl     \(libcurl\.so\.[0-9]*\),.*/\1/p' "$tmp/out")
+mkdir -p "$tmp/notcurl"
+echo 'int scrollcase_test_not_curl(void) { return 0; }' >"$tmp/notcurl/notcurl.c"
+if cc -shared -fPIC -Wl,-soname,"$curl_so" -o "$tmp/notcurl/$curl_so" "$tmp/notcurl/notcurl.c"; then
+    check doctor-libcurl-not-curl 1 env LD_LIBRARY_PATH="$tmp/notcurl" \
+        "$sc" doctor "${tools[@]}" --pixi-version 0.40.0
+    expect_in doctor-libcurl-not-curl-line "$tmp/out" "✗ libcurl     $curl_so has no curl_global_init"
+    expect_in doctor-libcurl-not-curl-remedy "$tmp/out" "remedy: install it: \`apt-get install libcurl4\`"
+    expect_in doctor-libcurl-not-curl-archive-ok "$tmp/out" "✓ libarchive"
+    check doctor-libcurl-not-curl-json 1 env LD_LIBRARY_PATH="$tmp/notcurl" \
+        "$sc" doctor "${tools[@]}" --pixi-version 0.40.0 --json
+    expect_in doctor-libcurl-not-curl-json-code "$tmp/out" '"code": "doctor-failed"'
+    expect_in doctor-libcurl-not-curl-json-name "$tmp/out" '"name": "libcurl"'
+else
+    expect doctor-libcurl-not-curl-compiled false
+fi
 
 check doctor-pixi-mismatch 1 "$sc" doctor "${tools[@]}" --pixi-version 0.41.0
 expect_in doctor-pixi-mismatch-line "$tmp/out" "Scroll requires pixi 0.41.0, found 0.40.0."
