@@ -912,22 +912,45 @@ static pid_t fork_prepare(fx *f, const char *dest, int with_cleanup, hold *h)
     return pid;
 }
 
+/* A box with a file big enough to be written with O_DIRECT (8 MiB and
+ * more), so the held extraction is on that path. */
+static void build_held(fx *f)
+{
+    box_opts o = PLAIN;
+    o.big_size = (uint64_t)16 * 1024 * 1024;
+    build(f, &o);
+}
+
+/*
+ * Prepare f into dest in a child, held mid-extraction with its stage in
+ * stage_dir; rename stage_dir to move_to when one is given; send sig and
+ * reap the child.  Returns its wait status; *staged says whether it was held
+ * with exactly one stage in stage_dir.
+ */
+static int signal_held_prepare(fx *f, const char *stage_dir, const char *dest, int with_cleanup,
+                               const char *move_to, int sig, int *staged)
+{
+    hold h;
+    pid_t pid = fork_prepare(f, dest, with_cleanup, &h);
+    *staged = hold_wait(&h) && count_prefixed(stage_dir, ".scrollcase-prepare-") == 1;
+    if (move_to != NULL)
+        CU_ASSERT(rename(stage_dir, move_to) == 0);
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    hold_close(&h, 0);
+    return status;
+}
+
 static void prepare_killed_mid_extraction_leaves_no_destination(void)
 {
     if (skip_under_valgrind("killed mid-extraction"))
         return;
-    box_opts o = PLAIN;
-    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
-    build(&f, &o);
+    build_held(&f);
     char *dest = cat(f.dir, "box");
-    hold h;
-    pid_t pid = fork_prepare(&f, dest, 0, &h);
-    int staged = hold_wait(&h) && count_prefixed(f.dir, ".scrollcase-prepare-") == 1;
-    kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    hold_close(&h, 0);
+    int staged;
+    int status = signal_held_prepare(&f, f.dir, dest, 0, NULL, SIGKILL, &staged);
     CU_ASSERT(staged);
     CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     CU_ASSERT(!exists(dest));
@@ -946,18 +969,11 @@ static void prepare_sigterm_removes_the_stage(void)
 {
     if (skip_under_valgrind("SIGTERM mid-extraction"))
         return;
-    box_opts o = PLAIN;
-    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
-    build(&f, &o);
+    build_held(&f);
     char *dest = cat(f.dir, "box");
-    hold h;
-    pid_t pid = fork_prepare(&f, dest, 1, &h);
-    int staged = hold_wait(&h) && count_prefixed(f.dir, ".scrollcase-prepare-") == 1;
-    kill(pid, SIGTERM);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    hold_close(&h, 0);
+    int staged;
+    int status = signal_held_prepare(&f, f.dir, dest, 1, NULL, SIGTERM, &staged);
     CU_ASSERT(staged);
     CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
     CU_ASSERT(!exists(dest));
@@ -972,22 +988,14 @@ static void prepare_sigterm_removes_the_stage_after_its_parent_moved(void)
 {
     if (skip_under_valgrind("SIGTERM after the stage's parent moved"))
         return;
-    box_opts o = PLAIN;
-    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
-    build(&f, &o);
+    build_held(&f);
     char *sub = cat(f.dir, "sub");
     char *moved = cat(f.dir, "moved");
     CU_ASSERT_FATAL(mkdir(sub, 0755) == 0);
     char *dest = cat(sub, "box");
-    hold h;
-    pid_t pid = fork_prepare(&f, dest, 1, &h);
-    int staged = hold_wait(&h) && count_prefixed(sub, ".scrollcase-prepare-") == 1;
-    CU_ASSERT_FATAL(rename(sub, moved) == 0);
-    kill(pid, SIGTERM);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    hold_close(&h, 0);
+    int staged;
+    int status = signal_held_prepare(&f, sub, dest, 1, moved, SIGTERM, &staged);
     CU_ASSERT(staged);
     /* Held mid-extraction, it can only have been ended by the signal. */
     CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
@@ -1003,10 +1011,8 @@ static void prepare_archive_changed_during_extraction(void)
 {
     if (skip_under_valgrind("archive changed mid-extraction"))
         return;
-    box_opts o = PLAIN;
-    o.big_size = (uint64_t)16 * 1024 * 1024; /* O_DIRECT-sized (8 MiB and more) */
     fx f;
-    build(&f, &o);
+    build_held(&f);
     char *dest = cat(f.dir, "box");
     struct stat st;
     CU_ASSERT_FATAL(stat(f.archive, &st) == 0);
