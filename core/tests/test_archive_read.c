@@ -936,16 +936,10 @@ static void test_extract_gives_the_same_tree_and_first_error_with_any_job_count(
     free(dir);
 }
 
-/* The CPU time this process has used (all its threads): unlike the wall
- * clock, it does not grow while other tests share the cores. */
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void test_inspection_of_100000_entries_is_fast(void)
+/* 100,000 entries inspect whole, the last one found, and a collision with
+ * one 99,999 entries earlier caught.  How long it takes is measured in
+ * bench/ (inspect_bench.sh: linear from 1k to 100k), never asserted here. */
+static void test_inspection_of_100000_entries_is_whole(void)
 {
     char *dir = sc_test_tmpdir();
     char *p = mkzip(dir, "many.zip",
@@ -960,17 +954,13 @@ static void test_inspection_of_100000_entries_is_fast(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(q);
     sc_zip *z = NULL;
     sc_error err;
-    double t0 = cpu_s();
     SC_EXPECT_CODE(sc_zip_open(q, NULL, &z, &err), SC_OK, &err);
-    double t1 = cpu_s();
     CU_ASSERT_EQUAL(sc_zip_count(z), 100001);
     CU_ASSERT_PTR_NOT_NULL(sc_zip_find(z, "d499/f099999"));
     sc_zip_close(z);
     z = NULL;
     /* The last entry collides (case folding) with one 99 999 entries earlier. */
     SC_EXPECT_CODE(sc_zip_open(p, NULL, &z, &err), SC_E_ENTRY_COLLISION, &err);
-    if (getenv("SC_SKIP_LARGE_TESTS") == NULL)
-        CU_ASSERT_TRUE(t1 - t0 < 5.0);
     free(p);
     free(q);
     sc_test_rmtree(dir);
@@ -1073,6 +1063,6 @@ void register_archive_read_tests(void)
     SC_ADD_TEST(s, test_extract_never_writes_through_a_link);
     SC_ADD_TEST(s, test_extract_write_error_is_io_naming_the_path);
     SC_ADD_TEST(s, test_extract_gives_the_same_tree_and_first_error_with_any_job_count);
-    SC_ADD_TEST(s, test_inspection_of_100000_entries_is_fast);
+    SC_ADD_TEST(s, test_inspection_of_100000_entries_is_whole);
     SC_ADD_TEST(s, test_long_names_inspect_and_are_checked);
 }
