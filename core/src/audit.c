@@ -22,6 +22,8 @@
 #include "scrollcase/toml.h"
 #include "scrollcase/wheel.h"
 
+#include "utf8_internal.h"
+
 static const struct {
     const char *name;
     sc_audit_severity severity;
@@ -71,9 +73,7 @@ static int add(sc_audit_report *rep, sc_audit_code code, const char *package,
     va_start(ap, fmt);
     vsnprintf(ev, sizeof ev, fmt, ap);
     va_end(ap);
-    for (char *c = ev; *c; c++)
-        if ((unsigned char)*c < 0x20)
-            *c = '?';
+    sc_utf8_one_line(ev); /* one line, whole characters: it is written as JSON */
     sc_audit_finding *f = &rep->findings[rep->count];
     f->code = code;
     f->severity = sc_audit_code_severity(code);

@@ -2,13 +2,17 @@
 /*
  * error.c — error object and code names.
  *
- * Guarantees: formatting an error never allocates; messages are one line.
+ * Guarantees: formatting an error never allocates; messages are one line,
+ * and one cut at the buffer's end keeps its last character whole (valid
+ * UTF-8 in, valid UTF-8 out).
  */
 #include "scrollcase/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "utf8_internal.h"
 
 static const char *const code_names[] = {
 #define SC_X_NAME(e, s) s,
@@ -25,12 +29,6 @@ void sc_error_clear(sc_error *err)
     err->path[0] = '\0';
 }
 
-static void one_line(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
-}
 
 sc_code sc_error_set(sc_error *err, sc_code code, const char *path,
                      const char *fmt, ...)
@@ -42,10 +40,10 @@ sc_code sc_error_set(sc_error *err, sc_code code, const char *path,
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
-    one_line(err->message);
+    sc_utf8_one_line(err->message);
     if (path != NULL) {
         snprintf(err->path, sizeof err->path, "%s", path);
-        one_line(err->path);
+        sc_utf8_one_line(err->path);
     } else {
         err->path[0] = '\0';
     }
@@ -66,7 +64,7 @@ void sc_error_prefix(sc_error *err, const char *prefix)
         tmp[n++] = *s;
     tmp[n] = '\0';
     memcpy(err->message, tmp, n + 1);
-    one_line(err->message);
+    sc_utf8_one_line(err->message);
 }
 
 const char *sc_code_name(sc_code code)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * utf8_internal.h — private to libscrollcase: measure one UTF-8 sequence.
+ * utf8_internal.h — private to libscrollcase: measure one UTF-8 sequence;
+ * make a bounded message one line of text.
  *
  * Shared by the JSON reader (which needs the byte offset of a bad sequence)
  * and sc_utf8_valid.  RFC 3629: no overlong forms, no UTF-16 surrogates
@@ -10,6 +11,7 @@
 #define SCROLLCASE_UTF8_INTERNAL_H
 
 #include <stddef.h>
+#include <string.h>
 
 /*
  * Length (1..4) of the well-formed sequence that starts at s, looking at no
@@ -53,6 +55,32 @@ static inline size_t sc_utf8_sequence_length(const unsigned char *s,
         if (s[i] < 0x80 || s[i] > 0xBF)
             return 0;
     return n;
+}
+
+/*
+ * Make s (NUL-terminated, written by a bounded copy such as vsnprintf into a
+ * fixed buffer) one line of text: every control character and DEL becomes
+ * '?', and a multi-byte character that the bound cut short at the end is
+ * dropped whole.  So a message made of valid UTF-8 stays valid UTF-8 however
+ * it was cut, and can be written as a JSON string (error.c, audit.c).
+ */
+static inline void sc_utf8_one_line(char *s)
+{
+    size_t len = 0;
+    for (; s[len] != '\0'; len++)
+        if ((unsigned char)s[len] < 0x20 || s[len] == 0x7f)
+            s[len] = '?';
+    size_t i = len, cont = 0;
+    while (i > 0 && cont < 3 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) {
+        i--;
+        cont++;
+    }
+    if (i == 0)
+        return;
+    unsigned char lead = (unsigned char)s[i - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (need > cont + 1)
+        s[i - 1] = '\0';
 }
 
 #endif

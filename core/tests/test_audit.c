@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "scrollcase/audit.h"
+#include "scrollcase/path.h"
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/pixi_lock.h"
@@ -407,6 +408,37 @@ static void test_report_json_shape(void)
     sc_audit_report_free(&r);
 }
 
+/* Evidence is bounded (512 bytes); one cut inside a multi-byte character
+ * drops that character whole, so the report is still valid UTF-8 and
+ * writes as JSON (a fuzz find: a long non-ASCII build string). */
+static void test_long_evidence_is_cut_between_characters(void)
+{
+    for (int shift = 0; shift < 2; shift++) {
+        char pkg[2048];
+        char build[1200];
+        size_t n = (size_t)snprintf(build, sizeof build, "cpu_%s", shift ? "x" : "");
+        while (n + 2 < 700) {
+            memcpy(build + n, "\xc3\xa9", 2); /* é */
+            n += 2;
+        }
+        build[n] = '\0';
+        snprintf(pkg, sizeof pkg, "- conda: " CF "linux-64/pytorch-2.5.1-%s.conda\n", build);
+        sc_audit_report r = AUDIT(TOML_OK, PY312, CV124, pkg);
+        CU_ASSERT_EQUAL(count_code(&r, SC_AUDIT_CONDA_CPU_BUILD, "pytorch"), 1);
+        for (size_t i = 0; i < r.count; i++)
+            CU_ASSERT_TRUE(sc_utf8_valid(r.findings[i].evidence, strlen(r.findings[i].evidence)));
+        sc_json *j = sc_audit_report_json(&r, 1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        char *text = NULL;
+        size_t len = 0;
+        sc_error err;
+        SC_EXPECT_CODE(sc_json_write(j, &text, &len, &err), SC_OK, &err);
+        free(text);
+        sc_json_free(j);
+        sc_audit_report_free(&r);
+    }
+}
+
 static void test_finding_codes_are_listed_in_section_19(void)
 {
     char *path = sc_path_join(SC_SOURCE_DIR, "docs/format-v3.md");
@@ -594,6 +626,7 @@ void register_audit_tests(void)
     SC_ADD_TEST(s, test_torchaudio_2_11_beside_torch_2_9);
     SC_ADD_TEST(s, test_findings_sorted_by_code_then_package);
     SC_ADD_TEST(s, test_report_json_shape);
+    SC_ADD_TEST(s, test_long_evidence_is_cut_between_characters);
     SC_ADD_TEST(s, test_finding_codes_are_listed_in_section_19);
     SC_ADD_TEST(s, test_conda_meta_records_are_audited);
     SC_ADD_TEST(s, test_conda_meta_missing_or_broken);

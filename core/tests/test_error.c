@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "scrollcase/error.h"
+#include "scrollcase/path.h"
 #include "scrollcase/file.h"
 
 #ifndef SC_SOURCE_DIR
@@ -132,6 +133,43 @@ static void test_error_set_truncates_and_never_overflows(void)
     CU_ASSERT_EQUAL(strncmp(err.message, "pre: mmm", 8), 0);
 }
 
+/* A message or path cut at its buffer's end by the bound keeps its last
+ * character whole: valid UTF-8 in, valid UTF-8 out, for every cut (each of
+ * the four offsets at which a run of 2-, 3- and 4-byte characters can
+ * meet the bound). */
+static void test_a_cut_message_keeps_whole_characters(void)
+{
+    static const char *const chars[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x93\xa6"};
+    for (size_t c = 0; c < 3; c++) {
+        size_t w = strlen(chars[c]);
+        for (size_t shift = 0; shift < 4; shift++) {
+            char text[SC_ERROR_PATH_MAX * 2];
+            size_t n = 0;
+            for (; n < shift; n++)
+                text[n] = 'a';
+            while (n + w < sizeof text) {
+                memcpy(text + n, chars[c], w);
+                n += w;
+            }
+            text[n] = '\0';
+            sc_error err;
+            sc_error_set(&err, SC_E_INVALID_LOCK, text, "%s", text);
+            CU_ASSERT_TRUE(sc_utf8_valid(err.message, strlen(err.message)));
+            CU_ASSERT_TRUE(sc_utf8_valid(err.path, strlen(err.path)));
+            /* only the cut character goes: at most w - 1 bytes short */
+            CU_ASSERT_TRUE(strlen(err.message) + w - 1 >= SC_ERROR_MESSAGE_MAX - 1);
+            CU_ASSERT_TRUE(strlen(err.path) + w - 1 >= SC_ERROR_PATH_MAX - 1);
+            sc_error_prefix(&err, "\xe2\x82\xac");
+            CU_ASSERT_TRUE(sc_utf8_valid(err.message, strlen(err.message)));
+        }
+    }
+    /* Text that was already broken is not the cut's business: a stray
+     * continuation byte in the middle stays as it was. */
+    sc_error err;
+    sc_error_set(&err, SC_E_IO, NULL, "a\x80" "b");
+    CU_ASSERT_STRING_EQUAL(err.message, "a\x80" "b");
+}
+
 static void test_error_clear_and_null_error(void)
 {
     sc_error err;
@@ -161,5 +199,6 @@ void register_error_tests(void)
     SC_ADD_TEST(s, test_errors_md_lists_every_code);
     SC_ADD_TEST(s, test_messages_are_one_line);
     SC_ADD_TEST(s, test_error_set_truncates_and_never_overflows);
+    SC_ADD_TEST(s, test_a_cut_message_keeps_whole_characters);
     SC_ADD_TEST(s, test_error_clear_and_null_error);
 }
