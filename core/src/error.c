@@ -29,7 +29,6 @@ void sc_error_clear(sc_error *err)
     err->path[0] = '\0';
 }
 
-
 sc_code sc_error_set(sc_error *err, sc_code code, const char *path,
                      const char *fmt, ...)
 {

@@ -11,7 +11,6 @@
 #define SCROLLCASE_UTF8_INTERNAL_H
 
 #include <stddef.h>
-#include <string.h>
 
 /*
  * Length (1..4) of the well-formed sequence that starts at s, looking at no
