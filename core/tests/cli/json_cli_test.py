@@ -315,6 +315,21 @@ def scenario(tmp):
       code="archive-not-found")
     J("release", "inspect", 0, rel, "--trust", trust)
     J("missing", "inspect", 1, nothing, "--trust", trust, code="archive-not-found")
+    # A message naming a long non-ASCII path is cut at its buffer's end
+    # (512 bytes) between characters: it reads as itself, not as the quoted
+    # escape form the failure document falls back to for text that is not
+    # UTF-8.  Each of four offsets, so a 2-, 3- and 4-byte character meets
+    # the cut somewhere.
+    for pad in range(4):
+        deep = os.path.join(tmp, "x" * (pad + 1), *(["r\u00e9\u00e9sum\u00e9-\u00df\u20ac\U0001f4e6"] * 40))
+        os.makedirs(deep)
+        doc = J("long-path-%d" % pad, "inspect", 1, os.path.join(deep, "missing.zip"),
+                "--trust", trust, code="archive-not-found")
+        msg = ((doc or {}).get("error") or {}).get("message") or ""
+        note("long non-ASCII path message whole [%d]" % pad,
+             len(msg.encode()) > 400 and "\\x" not in msg and msg.startswith(tmp),
+             repr(msg[:60] + "..." + msg[-30:]))
+        shutil.rmtree(os.path.join(tmp, "x" * (pad + 1)))
     J("same", "diff", 0, rel, rel, "--trust", trust)
     J("missing", "diff", 1, rel, nothing, "--trust", trust, code="archive-not-found")
     dest = os.path.join(tmp, "prepared")
