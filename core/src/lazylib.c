@@ -117,6 +117,7 @@ sc_code sc_lazy_load(const char *soname, const char *package, const sc_lazy_symb
 /* One library's table and the answer of its one load. */
 typedef struct lazy {
     pthread_once_t once;
+    void (*load)(void); /* pthread_once's routine: load(this lazy) */
     sc_library_info info;
     const sc_lazy_symbol *symbols;
     size_t count;
@@ -132,23 +133,28 @@ static void load(lazy *l)
         memset(l->table, 0, l->table_size); /* no half table */
 }
 
+static void curl_load(void);
+static void archive_load(void);
+
 static sc_curl_api curl_table;
-static lazy curl_lazy = {PTHREAD_ONCE_INIT,
+static lazy curl_lazy = {PTHREAD_ONCE_INIT, curl_load,
                          {"libcurl", SC_LIBCURL_SONAME, SC_LIBCURL_PACKAGE, "downloads"},
                          curl_symbols, sizeof curl_symbols / sizeof curl_symbols[0],
                          &curl_table, sizeof curl_table, {SC_OK, "", ""}};
 static void curl_load(void) { load(&curl_lazy); }
 
 static sc_archive_api archive_table;
-static lazy archive_lazy = {PTHREAD_ONCE_INIT,
+static lazy archive_lazy = {PTHREAD_ONCE_INIT, archive_load,
                             {"libarchive", SC_LIBARCHIVE_SONAME, SC_LIBARCHIVE_PACKAGE,
                              "tar archives: packed environments and asset archives"},
                             archive_symbols, sizeof archive_symbols / sizeof archive_symbols[0],
                             &archive_table, sizeof archive_table, {SC_OK, "", ""}};
 static void archive_load(void) { load(&archive_lazy); }
 
-static sc_code answer(lazy *l, sc_error *err)
+/* Load l once per process; every call gives that load's answer. */
+static sc_code ensure(lazy *l, sc_error *err)
 {
+    pthread_once(&l->once, l->load);
     if (l->result.code == SC_OK)
         return SC_OK;
     if (err != NULL)
@@ -158,22 +164,19 @@ static sc_code answer(lazy *l, sc_error *err)
 
 sc_code sc_lazy_curl(const sc_curl_api **api, sc_error *err)
 {
-    pthread_once(&curl_lazy.once, curl_load);
     *api = &curl_table;
-    return answer(&curl_lazy, err);
+    return ensure(&curl_lazy, err);
 }
 
 sc_code sc_lazy_archive(const sc_archive_api **api, sc_error *err)
 {
-    pthread_once(&archive_lazy.once, archive_load);
     *api = &archive_table;
-    return answer(&archive_lazy, err);
+    return ensure(&archive_lazy, err);
 }
 
 /* ---- libraries.h ---------------------------------------------------------- */
 
 static lazy *const all[] = {&curl_lazy, &archive_lazy};
-static void (*const loaders[])(void) = {curl_load, archive_load};
 
 size_t sc_library_count(void)
 {
@@ -189,6 +192,5 @@ sc_code sc_library_load(size_t i, sc_error *err)
 {
     if (i >= sc_library_count())
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_library_load: no library %zu", i);
-    pthread_once(&all[i]->once, loaders[i]);
-    return answer(all[i], err);
+    return ensure(all[i], err);
 }
