@@ -69,17 +69,13 @@ static inline void sc_utf8_one_line(char *s)
     for (; s[len] != '\0'; len++)
         if ((unsigned char)s[len] < 0x20 || s[len] == 0x7f)
             s[len] = '?';
-    size_t i = len, cont = 0;
-    while (i > 0 && cont < 3 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) {
+    /* the last lead byte, at most three continuation bytes from the end */
+    size_t i = len;
+    while (i > 0 && len - i < 3 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
         i--;
-        cont++;
-    }
-    if (i == 0)
-        return;
-    unsigned char lead = (unsigned char)s[i - 1];
-    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    if (need > cont + 1)
-        s[i - 1] = '\0';
+    if (i > 0 && (unsigned char)s[i - 1] >= 0xC0 &&
+        sc_utf8_sequence_length((const unsigned char *)s + i - 1, len - i + 1) == 0)
+        s[i - 1] = '\0'; /* a character cut short (or not one at all): dropped */
 }
 
 #endif
