@@ -834,7 +834,8 @@ static void prepare_on_a_full_disk_is_io_error_and_leaves_nothing(void)
  * change to the archive lands there whatever the machine's speed or load
  * (a poll for the stage raced the extraction: a fast one could end before
  * the poll saw its stage).  The child's progress function, on the first
- * "extract" event with bytes done and more to come, says so to the parent
+ * "extract" event inside the big file (written with O_DIRECT, build_held),
+ * with more to come, says so to the parent
  * (one byte on ready) and waits for one byte on go, which the parent sends
  * only to let it go on; a child that is killed is killed there.
  */
@@ -844,10 +845,20 @@ typedef struct hold {
     int held;
 } hold;
 
+/* True for an event that reports part of weights/big.bin written (the
+ * item may be the entry's path or the path it is written to). */
+static int inside_big_file(const sc_progress_event *e)
+{
+    static const char big[] = "weights/big.bin";
+    size_t n = strlen(e->item), b = sizeof big - 1;
+    return strcmp(e->step, "extract") == 0 && !e->finished && n >= b &&
+           strcmp(e->item + n - b, big) == 0;
+}
+
 static void hold_mid_extraction(void *ctx, const sc_progress_event *e)
 {
     hold *h = ctx;
-    if (h->held || strcmp(e->step, "extract") != 0 || e->finished || e->bytes_done == 0)
+    if (h->held || !inside_big_file(e))
         return;
     h->held = 1;
     char c = 'r';
@@ -913,7 +924,7 @@ static pid_t fork_prepare(fx *f, const char *dest, int with_cleanup, hold *h)
 }
 
 /* A box with a file big enough to be written with O_DIRECT (8 MiB and
- * more), so the held extraction is on that path. */
+ * more): the hold lands while that file is being written. */
 static void build_held(fx *f)
 {
     box_opts o = PLAIN;
