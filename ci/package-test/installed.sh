@@ -13,6 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 source "$src/core/tests/cli/lib.sh" # check, expect, expect_in
+source "$src/ci/lazy-libraries"     # sc_lazy_sonames, sc_soname_path
 unset LD_LIBRARY_PATH SCROLLCASE_CORPUS
 export PATH=/usr/bin:/bin
 here=$src/ci/package-test
@@ -27,10 +28,10 @@ expect shared-library test -e "/usr/lib/$(gcc -print-multiarch)/libscrollcase.so
 lib=/usr/lib/$(gcc -print-multiarch)/libscrollcase.so.${version%%.*}
 lib_a=/usr/lib/$(gcc -print-multiarch)/libscrollcase.a
 depends=$(dpkg-query -W -f='${Depends}' libscrollcase0)
-lazy=$(strings "$lib" | grep -E '^lib(curl|archive)\.so\.[0-9]+$' | sort -u)
+lazy=$(sc_lazy_sonames "$lib")
 expect lazy-sonames-found test "$(echo "$lazy" | wc -w)" = 2
 for so in $lazy; do
-    path=$(/sbin/ldconfig -p | awk -v so="$so" '$1 == so && /x86-64|x86_64|64bit/ { print $NF; exit }')
+    path=$(sc_soname_path "$so")
     pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -n1 | cut -d: -f1)
     expect "lazy-$so-depended-on" grep -qE "(^|, )$pkg( |,|$)" <<<"$depends"
 done
