@@ -140,7 +140,10 @@ extern "C" {
     /* end of issue 16 */                                               \
     /* issue 17: speed (appended below this line) */                    \
     X(SC_E_LIBRARY_MISSING, "library-missing")                               \
-    /* end of issue 17 */
+    /* end of issue 17 */                                               \
+    /* issue 22: CUDA binaries (appended below this line) */            \
+    X(SC_E_INVALID_ELF, "invalid-elf")                                       \
+    /* end of issue 22 */
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,
