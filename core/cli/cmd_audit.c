@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cmd_audit.c — scrollcase audit cuda, and scrollcase audit (licences).
+ * cmd_audit.c — scrollcase audit cuda, scrollcase audit binaries, and
+ * scrollcase audit (licences).
  *
  * Argument parsing and printing only: the CUDA audit is libscrollcase's
  * (audit.h, docs/format-v3.md 19), the licence inventory too (licenses.h,
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "scrollcase/audit.h"
+#include "scrollcase/cuda_binaries.h"
 #include "scrollcase/remedy.h"
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
@@ -29,6 +31,7 @@
 #include "scrollcase/digest.h"
 #include "scrollcase/licenses.h"
 #include "scrollcase/pixi_lock.h"
+#include "scrollcase/progress.h"
 #include "scrollcase/scroll_edit.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
@@ -404,6 +407,124 @@ static int cmd_licenses(sc_cli_args *a)
     return rc;
 }
 
+/* ---- audit binaries PATH ------------------------------------------------------ */
+
+/* The CUDA sonames a file ships (its DT_SONAME) and needs, for the table. */
+static void print_cuda_sonames(const sc_cuda_binaries *r, const sc_cuda_binary *f, int shipped,
+                               char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    const char *const *names = shipped ? (const char *const *)&f->elf.soname
+                                       : (const char *const *)f->elf.needed;
+    size_t n = shipped ? (f->elf.soname != NULL) : f->elf.needed_count;
+    for (size_t i = 0; i < n; i++) {
+        const sc_cuda_library *l = sc_cuda_binaries_library(r, names[i]);
+        if (l == NULL || l->rule == NULL)
+            continue;
+        int w = snprintf(buf + used, size - used, "%s%s", used ? " " : "", names[i]);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+    if (used == 0)
+        snprintf(buf, size, "-");
+}
+
+static void print_codes(const sc_cuda_code_count *codes, size_t n, int kind, const char *none)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (kind != 0 && (int)codes[i].code.kind != kind)
+            continue;
+        char name[32];
+        sc_cuda_code_name(&codes[i].code, name, sizeof name);
+        printf("%s%s", shown++ ? " " : "", name);
+    }
+    if (shown == 0)
+        printf("%s", none);
+}
+
+static void print_binaries(const sc_cuda_binaries *r, const char *root)
+{
+    size_t other = 0;
+    printf("%-44s %-24s %-32s %s\n", "FILE", "SHIPS", "NEEDS (CUDA)", "DEVICE CODE");
+    for (size_t i = 0; i < r->file_count; i++) {
+        const sc_cuda_binary *f = &r->files[i];
+        if (f->error != NULL) {
+            printf("%-44s unreadable: %s\n", f->path, f->error);
+            continue;
+        }
+        char ships[256], needs[512];
+        print_cuda_sonames(r, f, 1, ships, sizeof ships);
+        print_cuda_sonames(r, f, 0, needs, sizeof needs);
+        if (f->code_count == 0 && strcmp(ships, "-") == 0 && strcmp(needs, "-") == 0) {
+            other++;
+            continue;
+        }
+        printf("%-44s %-24s %-32s ", f->path, ships, needs);
+        print_codes(f->codes, f->code_count, 0, "-");
+        printf("\n");
+    }
+    char size[64];
+    sc_progress_human_size(r->elf_bytes, size, sizeof size);
+    printf("%s: %zu ELF file(s) (%s) of %zu regular file(s); %zu with device code, %zu "
+           "unreadable, %zu without anything of CUDA (not listed)\n",
+           root, r->file_count, size, r->regular_files, r->device_code_files, r->unreadable,
+           other);
+    printf("cubins: ");
+    print_codes(r->codes, r->code_count, SC_FATBIN_CUBIN, "none");
+    printf("\nPTX: ");
+    print_codes(r->codes, r->code_count, SC_FATBIN_PTX, "none");
+    unsigned majors[16];
+    size_t nm = sc_cuda_binaries_majors(r, majors, 16);
+    printf("\nCUDA majors (sonames that follow CUDA's): ");
+    for (size_t i = 0; i < nm && i < 16; i++)
+        printf("%s%u", i ? " " : "", majors[i]);
+    printf("%s\n", nm == 0 ? "none" : "");
+    for (size_t i = 0; i < r->library_count; i++) {
+        const sc_cuda_library *l = &r->libraries[i];
+        if (l->rule == NULL)
+            continue;
+        printf("  %-36s %-26s %-13s %s%s%s\n", l->soname, l->rule->component,
+               sc_cuda_soname_class_name(l->rule->soname_class),
+               l->shipped_by != NULL ? "shipped by " : "needed, not shipped",
+               l->shipped_by != NULL ? l->shipped_by : "",
+               l->rule->soname_class == SC_CUDA_SONAME_DRIVER && l->shipped_by == NULL
+                   ? " (from the host's driver)"
+                   : "");
+        if (l->rule->device_code_hidden)
+            printf("  %-36s device code not all visible: %s\n", "", l->rule->hidden_why);
+    }
+}
+
+static int cmd_audit_binaries(sc_cli_args *a)
+{
+    if (a->npositional < 2)
+        return sc_cli_usage_error("%s", "audit binaries needs a PATH (a directory or a file)");
+    if (a->npositional > 2)
+        return sc_cli_usage_error("unexpected argument %s", a->positional[2]);
+    const char *root = a->positional[1];
+    sc_cuda_binaries r;
+    sc_error err;
+    if (sc_cuda_binaries_audit(root, &r, &err) != SC_OK)
+        return sc_cli_report(&err);
+    int rc = 0;
+    if (sc_cli_json()) {
+        sc_json *j = NULL;
+        if (sc_cuda_binaries_to_json(&r, root, &j, &err) != SC_OK)
+            rc = sc_cli_report(&err);
+        else
+            rc = sc_cli_print_json(j);
+    } else {
+        print_binaries(&r, root);
+        if (fflush(stdout) != 0)
+            rc = EXIT_REJECTED;
+    }
+    sc_cuda_binaries_free(&r);
+    return rc;
+}
+
 const sc_cli_command sc_cli_audit_commands[] = {
     {"audit", "author", "licence inventory of a scroll's lock against its review",
      "The licence inventory of the scroll's pixi.lock (docs/format-v3.md 10.7,\n"
@@ -443,5 +564,21 @@ const sc_cli_command sc_cli_audit_commands[] = {
      SC_CLI_OPERANDS({"SCROLL", 1, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_JSON, NULL}),
      NULL, 0, cmd_audit, NULL},
+    {"audit binaries", "author", "what a payload's binaries say of CUDA: device code, libraries",
+     "The audit of the ELF files under PATH (a prefix, a payload, an extracted or\n"
+     "prepared box, or one file): for each, the libraries it ships (DT_SONAME) and\n"
+     "needs (DT_NEEDED), and the CUDA device code in its .nv_fatbin section\n"
+     "(cubins for sm_XX, PTX for compute_XX, with the a and f variants).  Then the\n"
+     "whole tree: the union of architectures, the CUDA libraries shipped or needed\n"
+     "with their class (whether the soname's major is CUDA's), the CUDA majors they\n"
+     "say, and the libraries whose device code the audit cannot all see.  Only\n"
+     "headers are read, never whole files; symbolic links are not followed.  A\n"
+     "file that starts like ELF but cannot be read is listed as unreadable\n"
+     "(invalid-elf) and does not stop the audit.  --json prints the report\n"
+     "(docs/schema/cli/audit-binaries.schema.json).  Exits 0 with the report, 1\n"
+     "with io-error when PATH cannot be read, 2 for a usage error.\n",
+     SC_CLI_OPERANDS({"PATH", 1, 0, SC_COMPLETE_FILE}),
+     SC_CLI_OPTIONS({OPT_JSON, NULL}),
+     NULL, 0, cmd_audit_binaries, NULL},
     SC_CLI_END,
 };

@@ -62,6 +62,8 @@ static void register_all(void)
         register_envsource_tests();
     if (register_gates_tests)
         register_gates_tests();
+    if (register_cuda_binaries_tests)
+        register_cuda_binaries_tests();
     if (register_author_tests)
         register_author_tests();
     if (register_requirements_tests)
