@@ -14,6 +14,8 @@
 #include "util.h"
 
 #include "scrollcase/base64.h"
+#include "scrollcase/compat.h"
+#include "scrollcase/fatbin.h"
 #include "scrollcase/file.h"
 #include "scrollcase/manifest.h"
 
@@ -49,7 +51,13 @@ typedef enum {
     M_DUPLICATE_LICENCE_ENTRIES,
     M_ZERO_TOLERANCE_ALLOWED,
     M_UNICODE_CASE_FOLD,
-    M_FEFF_AS_WHITESPACE
+    M_FEFF_AS_WHITESPACE,
+    M_COVERAGE_MINOR_IGNORED,
+    M_COVERAGE_CUBIN_CROSSES_MAJOR,
+    M_COVERAGE_ARCH_SPECIFIC_AS_PLAIN,
+    M_COVERAGE_FAMILY_AS_EXACT,
+    M_COVERAGE_FAMILY_CROSSES_MAJOR,
+    M_COVERAGE_REFUSES_UNSEEN
 } mutation;
 
 static const struct {
@@ -87,6 +95,12 @@ static const struct {
     {"zero-tolerance-allowed", M_ZERO_TOLERANCE_ALLOWED},
     {"unicode-case-fold", M_UNICODE_CASE_FOLD},
     {"feff-as-whitespace", M_FEFF_AS_WHITESPACE},
+    {"coverage-minor-ignored", M_COVERAGE_MINOR_IGNORED},
+    {"coverage-cubin-crosses-major", M_COVERAGE_CUBIN_CROSSES_MAJOR},
+    {"coverage-arch-specific-as-plain", M_COVERAGE_ARCH_SPECIFIC_AS_PLAIN},
+    {"coverage-family-as-exact", M_COVERAGE_FAMILY_AS_EXACT},
+    {"coverage-family-crosses-major", M_COVERAGE_FAMILY_CROSSES_MAJOR},
+    {"coverage-refuses-unseen", M_COVERAGE_REFUSES_UNSEEN},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -601,6 +615,154 @@ static int zero_tolerance(const sc_adapter_ctx *ctx, sc_code *code, sc_json **ou
     return rc;
 }
 
+/* ---- coverage mutations (suite 2.1.0): the port's wrong coverage rule is
+ * expressed as a rewrite of the release's cudaBinaries under which the real
+ * rule of 19.11 gives the port's answer, and the verdict is redone ------- */
+
+/* The name the real rule must see for the port's rule on `name` to hold;
+ * NULL to keep it.  out holds at least 16 bytes. */
+static const char *port_arch(const char *name, char *out, size_t size)
+{
+    sc_cuda_code code;
+    if (name == NULL || !sc_cuda_code_parse(name, &code))
+        return NULL;
+    int cubin = code.kind == SC_FATBIN_CUBIN;
+    switch (active) {
+    case M_COVERAGE_MINOR_IGNORED: /* a cubin runs on every minor of its major */
+        if (!cubin || code.variant != SC_CUDA_VARIANT_NONE || code.arch % 10 == 0)
+            return NULL;
+        code.arch -= code.arch % 10;
+        break;
+    case M_COVERAGE_ARCH_SPECIFIC_AS_PLAIN: /* sm_90a taken for sm_90 */
+        if (code.variant != SC_CUDA_VARIANT_ARCH)
+            return NULL;
+        code.variant = SC_CUDA_VARIANT_NONE;
+        break;
+    case M_COVERAGE_FAMILY_AS_EXACT: /* sm_100f taken for sm_100a */
+        if (code.variant != SC_CUDA_VARIANT_FAMILY)
+            return NULL;
+        code.variant = SC_CUDA_VARIANT_ARCH;
+        break;
+    case M_COVERAGE_FAMILY_CROSSES_MAJOR: /* sm_100f taken for compute_100 */
+        if (code.variant != SC_CUDA_VARIANT_FAMILY)
+            return NULL;
+        code.variant = SC_CUDA_VARIANT_NONE;
+        code.kind = SC_FATBIN_PTX;
+        break;
+    default:
+        return NULL;
+    }
+    sc_cuda_code_name(&code, out, size);
+    return out;
+}
+
+static int by_canonical_order(const void *a, const void *b)
+{
+    return sc_cuda_code_compare(a, b);
+}
+
+static int coverage(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    if (*code != SC_OK || strcmp(ctx->operation, "compat") != 0)
+        return 0;
+    sc_buf path = {0};
+    sc_json *rel = NULL, *kase = NULL, *cubins = NULL, *ptx = NULL;
+    sc_host_facts h;
+    sc_error err;
+    int rc = 0, changed = 0, have_facts = 0;
+    memset(&h, 0, sizeof h);
+    sc_error_clear(&err);
+    sc_buf_printf(&path, "%s/release.json", ctx->case_dir);
+    if (sc_json_parse_file(path.data, &rel, &err) != SC_OK)
+        goto done;
+    sc_json *rec = member(rel, "cudaBinaries");
+    if (rec == NULL)
+        goto done;
+    if (active == M_COVERAGE_REFUSES_UNSEEN) {
+        /* the port refuses without positive evidence: unseen code ignored */
+        sc_json *opaque = member(rec, "opaqueLibraries");
+        changed = (opaque != NULL && opaque->length > 0) || member(rec, "declared") != NULL;
+        sc_json_object_remove(rec, "declared");
+        if (sc_json_object_set(rec, "opaqueLibraries", sc_json_new_array()) != 0) {
+            rc = -1;
+            goto done;
+        }
+    }
+    /* the port's reading of every entry, then both lists in canonical order */
+    sc_cuda_code codes[256];
+    size_t n = 0;
+    static const char *const lists[] = {"cubins", "ptx"};
+    for (size_t l = 0; l < 2; l++)
+        for (sc_json *e = member(rec, lists[l]) != NULL ? member(rec, lists[l])->child : NULL;
+             e != NULL && n < 256; e = e->next) {
+            char name[16];
+            const char *to = port_arch(sc_json_cstr(e), name, sizeof name);
+            changed |= to != NULL;
+            if (!sc_cuda_code_parse(to != NULL ? to : sc_json_cstr(e), &codes[n]))
+                goto done;
+            sc_cuda_code was = codes[n++];
+            /* a cubin that crosses majors: the port also loads it on every
+             * later major, as if the box had sm_<M>0 for each */
+            if (active == M_COVERAGE_CUBIN_CROSSES_MAJOR && was.kind == SC_FATBIN_CUBIN &&
+                was.variant == SC_CUDA_VARIANT_NONE)
+                for (unsigned m = was.arch / 10 + 1; m <= 15 && n < 256; m++) {
+                    codes[n] = was;
+                    codes[n++].arch = m * 10;
+                    changed = 1;
+                }
+        }
+    qsort(codes, n, sizeof codes[0], by_canonical_order);
+    cubins = sc_json_new_array();
+    ptx = sc_json_new_array();
+    if (cubins == NULL || ptx == NULL) {
+        rc = -1;
+        goto done;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char name[16];
+        if (i > 0 && sc_cuda_code_compare(&codes[i - 1], &codes[i]) == 0)
+            continue;
+        sc_cuda_code_name(&codes[i], name, sizeof name);
+        rc = sc_json_array_append(codes[i].kind == SC_FATBIN_CUBIN ? cubins : ptx,
+                                  sc_json_new_string(name));
+    }
+    if (rc != 0 || !changed)
+        goto done;
+    if (sc_json_object_set(rec, "cubins", cubins) != 0 ||
+        (cubins = NULL, sc_json_object_set(rec, "ptx", ptx) != 0)) {
+        rc = -1;
+        goto done;
+    }
+    ptx = NULL;
+    sc_buf_free(&path);
+    sc_buf_printf(&path, "%s/host.json", ctx->case_dir);
+    if (sc_host_facts_read_file(path.data, &h, &err) != SC_OK)
+        goto done;
+    have_facts = 1;
+    sc_buf_free(&path);
+    sc_buf_printf(&path, "%s/case.json", ctx->case_dir);
+    if (sc_json_parse_file(path.data, &kase, &err) != SC_OK)
+        goto done;
+    const char *app = sc_json_cstr(member(member(kase, "args"), "hostAppVersion"));
+    if (app != NULL && sc_host_facts_set_app_version(&h, app, &err) != SC_OK)
+        goto done;
+    sc_compat_result res;
+    if (sc_compat_evaluate(rel, &h, &res, &err) == SC_OK) {
+        sc_json_free(*output);
+        *output = res.report;
+        res.report = NULL;
+    }
+done:
+    if (have_facts)
+        sc_host_facts_free(&h);
+    sc_json_free(cubins);
+    sc_json_free(ptx);
+    sc_json_free(kase);
+    sc_json_free(rel);
+    sc_buf_free(&path);
+    return rc;
+}
+
 /* Unicode-style case folding of a UTF-8 path (a port using its language's
  * lower() or casefold()): ASCII, Latin-1, Greek and Cyrillic capitals, the
  * Kelvin sign, final sigma, and sharp s as "ss". */
@@ -827,6 +989,13 @@ int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output
         return unicode_collision(ctx, code, output);
     case M_FEFF_AS_WHITESPACE:
         return feff_as_whitespace(ctx, code, output);
+    case M_COVERAGE_MINOR_IGNORED:
+    case M_COVERAGE_CUBIN_CROSSES_MAJOR:
+    case M_COVERAGE_ARCH_SPECIFIC_AS_PLAIN:
+    case M_COVERAGE_FAMILY_AS_EXACT:
+    case M_COVERAGE_FAMILY_CROSSES_MAJOR:
+    case M_COVERAGE_REFUSES_UNSEEN:
+        return coverage(ctx, code, output);
     }
     return 0;
 }

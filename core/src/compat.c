@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "scrollcase/fatbin.h"
 #include "scrollcase/file.h"
 #include "scrollcase/manifest.h"
 
@@ -440,6 +441,77 @@ static int device_facts(eval *e, const sc_host_facts *h, const char *constraint,
     return 1;
 }
 
+/* ---- coverage by compute capability (19.11, 18.3 row 11) ------------------ */
+
+int sc_cuda_code_runs_on(const sc_cuda_code *code, int major, int minor)
+{
+    int x = (int)(code->arch / 10), y = (int)(code->arch % 10);
+    if (code->variant == SC_CUDA_VARIANT_ARCH)
+        return major == x && minor == y;
+    if (code->variant == SC_CUDA_VARIANT_FAMILY || code->kind == SC_FATBIN_CUBIN)
+        return major == x && minor >= y;
+    return major > x || (major == x && minor >= y);
+}
+
+/* 1 when an entry of the list (names of a valid release) runs on major.minor. */
+static int list_runs_on(const sc_json *list, int major, int minor)
+{
+    for (const sc_json *e = list != NULL ? list->child : NULL; e != NULL; e = e->next) {
+        sc_cuda_code code;
+        if (sc_json_cstr(e) != NULL && sc_cuda_code_parse(e->string, &code) &&
+            sc_cuda_code_runs_on(&code, major, minor))
+            return 1;
+    }
+    return 0;
+}
+
+static void note(eval *e, sc_json *notes, const char *fact, const char *value, const char *what)
+{
+    sc_json *item = sc_json_new_object();
+    int bad = item == NULL;
+    bad = bad || sc_json_object_append(item, "constraint", sc_json_new_string("cudaBinaries"));
+    bad = bad || sc_json_object_append(item, "fact", sc_json_new_string(fact));
+    bad = bad || sc_json_object_append(item, "value", sc_json_new_string(value));
+    bad = bad || sc_json_object_append(item, "note", sc_json_new_string(what));
+    if (bad || sc_json_array_append(notes, item) != 0) {
+        sc_json_free(item);
+        e->oom = 1;
+    }
+}
+
+/*
+ * Row 11: for a release that records its GPU code and an ok probe, each
+ * device is covered by a cubin (passes), through PTX (passes, noted
+ * compiles-ptx), or not at all: refused, unless the record admits code it
+ * cannot show (opaque libraries, a run-time declaration), then noted
+ * code-not-visible.
+ */
+static void coverage_rule(eval *e, sc_json *notes, const sc_json *rec, const sc_host_facts *h)
+{
+    const sc_json *cubins = sc_json_get(rec, "cubins"), *ptx = sc_json_get(rec, "ptx");
+    if (rec == NULL || (cubins->length == 0 && ptx->length == 0) || !h->has_gpu ||
+        h->gpu.status != SC_GPU_OK)
+        return;
+    int opaque = sc_json_get(rec, "opaqueLibraries")->length > 0 ||
+                 sc_json_get(rec, "declared") != NULL;
+    for (size_t i = 0; i < h->gpu.device_count; i++) {
+        int major = h->gpu.devices[i].cc_major, minor = h->gpu.devices[i].cc_minor;
+        char fact[64], value[32], required[64];
+        snprintf(fact, sizeof fact, "gpu.devices[%zu].computeCapability", i);
+        snprintf(value, sizeof value, "%d.%d", major, minor);
+        if (list_runs_on(cubins, major, minor))
+            continue;
+        if (list_runs_on(ptx, major, minor)) {
+            note(e, notes, fact, value, "compiles-ptx");
+        } else if (opaque) {
+            note(e, notes, fact, value, "code-not-visible");
+        } else {
+            snprintf(required, sizeof required, "device code for sm_%d%d", major, minor);
+            refuse(e, "cudaBinaries", fact, sc_json_new_string(value), required);
+        }
+    }
+}
+
 sc_code sc_compat_evaluate(const sc_json *release, const sc_host_facts *h,
                            sc_compat_result *res, sc_error *err)
 {
@@ -537,7 +609,14 @@ sc_code sc_compat_evaluate(const sc_json *release, const sc_host_facts *h,
         }
     }
 
-    /* 11: members the format does not define cannot be evaluated. */
+    /* 11: the box's device code against each probed GPU (19.11). */
+    sc_json *notes = sc_json_new_array();
+    if (notes == NULL)
+        e.oom = 1;
+    else if (is_cuda)
+        coverage_rule(&e, notes, sc_json_get(release, "cudaBinaries"), h);
+
+    /* 12: members the format does not define cannot be evaluated. */
     for (const sc_json *m = compat != NULL ? compat->child : NULL; m != NULL; m = m->next)
         if (!known(m->key)) {
             char name[256];
@@ -559,7 +638,12 @@ sc_code sc_compat_evaluate(const sc_json *release, const sc_host_facts *h,
         e.refusals = NULL;
         bad |= sc_json_object_append(report, "pending", e.pending);
         e.pending = NULL;
+        if (notes->length > 0) {
+            bad |= sc_json_object_append(report, "notes", notes);
+            notes = NULL;
+        }
     }
+    sc_json_free(notes);
     sc_json_free(e.refusals);
     sc_json_free(e.pending);
     if (bad) {
@@ -605,6 +689,15 @@ sc_code sc_compat_refusal_error(const sc_compat_result *res, sc_error *err)
     else
         snprintf(value, sizeof value, "%s", sc_json_cstr(v) != NULL ? sc_json_cstr(v) : "?");
     const char *constraint = sc_json_cstr(sc_json_get(first, "constraint"));
+    const char *required = sc_json_cstr(sc_json_get(first, "required"));
+    if (strcmp(constraint, "cudaBinaries") == 0)
+        /* "device code for sm_70" -> "no device code for sm_70" */
+        return sc_error_set(err, SC_E_HOST_INCOMPATIBLE, constraint,
+                            "cudaBinaries: no %s in this box (host %s is %s); "
+                            "`scrollcase inspect` lists the GPU code it carries "
+                            "(%zu refusal(s))", required,
+                            sc_json_cstr(sc_json_get(first, "fact")), value,
+                            res->refusal_count);
     return sc_error_set(err, SC_E_HOST_INCOMPATIBLE, constraint,
                         "%s: host %s is %s, required %s (%zu refusal(s))", constraint,
                         sc_json_cstr(sc_json_get(first, "fact")), value,

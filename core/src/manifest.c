@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "scrollcase/fatbin.h"
 #include "scrollcase/path.h"
 #include "scrollcase/target.h"
 
@@ -657,6 +658,146 @@ static sc_code check_gates(ctx *c, const sc_json *v, const char *field)
     return want_object(c, v, field, gates_members, COUNT(gates_members));
 }
 
+/* ---- cudaBinaries (10.2, 19.10) ----------------------------------------- */
+#define CUDA_ARCH_MAX 64
+#define CUDA_MAJORS_MAX 16
+#define CUDA_SONAMES_MAX 256
+#define CUDA_SONAME_BYTES 255
+
+/* An array of at most max architecture names of one kind, strictly in the
+ * canonical order of 19.8 (sc_cuda_code_compare). */
+static sc_code want_arch_list(ctx *c, const sc_json *v, const char *field,
+                              sc_fatbin_kind kind, const char *pattern)
+{
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_ARRAY, field);
+    if (rc != SC_OK)
+        return rc;
+    sc_cuda_code prev = {0};
+    size_t i = 0;
+    for (const sc_json *e = v->child; e; e = e->next, i++) {
+        char f[SC_FIELD_MAX];
+        sc_cuda_code code;
+        sc_field_index(f, field, i);
+        if ((rc = sc_check_type(&c->chk, e, SC_JSON_STRING, f)) != SC_OK)
+            return rc;
+        if (strlen(e->string) != e->length || !sc_cuda_code_parse(e->string, &code) ||
+            code.kind != kind)
+            return sc_check_fail(&c->chk, f, "%s must match %s", f, pattern);
+        if (i > 0 && sc_cuda_code_compare(&prev, &code) >= 0)
+            return sc_check_fail(&c->chk, f,
+                                 "%s is out of order or repeated: architectures are listed "
+                                 "once each, by number, then none, a, f", f);
+        prev = code;
+    }
+    if (v->length > CUDA_ARCH_MAX)
+        return sc_check_fail(&c->chk, field, "%s holds more than %d items", field,
+                             CUDA_ARCH_MAX);
+    return SC_OK;
+}
+
+static sc_code check_cubins(ctx *c, const sc_json *v, const char *field)
+{
+    return want_arch_list(c, v, field, SC_FATBIN_CUBIN, "^sm_[1-9][0-9]{1,2}[af]?$");
+}
+
+static sc_code check_ptx(ctx *c, const sc_json *v, const char *field)
+{
+    return want_arch_list(c, v, field, SC_FATBIN_PTX, "^compute_[1-9][0-9]{1,2}[af]?$");
+}
+
+/* The target's CUDA major: the integer before the dot of cudaVersion. */
+static uint64_t target_cuda_major(const ctx *c)
+{
+    uint64_t major = 0;
+    for (const char *p = c->target.cuda_version; *p >= '0' && *p <= '9'; p++)
+        major = major < 100000 ? major * 10 + (uint64_t)(*p - '0') : major;
+    return major;
+}
+
+static sc_code check_cuda_majors(ctx *c, const sc_json *v, const char *field)
+{
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_ARRAY, field);
+    if (rc != SC_OK)
+        return rc;
+    uint64_t want = target_cuda_major(c), prev = 0;
+    size_t i = 0;
+    for (const sc_json *e = v->child; e; e = e->next, i++) {
+        char f[SC_FIELD_MAX];
+        uint64_t n = 0;
+        sc_field_index(f, field, i);
+        if ((rc = sc_check_integer(&c->chk, e, f, 1, 9999)) != SC_OK)
+            return rc;
+        sc_json_uint53(e, &n);
+        if (i > 0 && n <= prev)
+            return sc_check_fail(&c->chk, f, "%s is out of order or repeated", f);
+        if (n != want)
+            return sc_check_fail(&c->chk, f,
+                                 "%s is CUDA %llu, not the target's CUDA major %llu: the "
+                                 "binaries gate refuses such a box", f,
+                                 (unsigned long long)n, (unsigned long long)want);
+        prev = n;
+    }
+    if (v->length > CUDA_MAJORS_MAX)
+        return sc_check_fail(&c->chk, field, "%s holds more than %d items", field,
+                             CUDA_MAJORS_MAX);
+    return SC_OK;
+}
+
+static sc_code check_sonames(ctx *c, const sc_json *v, const char *field)
+{
+    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_ARRAY, field);
+    if (rc != SC_OK)
+        return rc;
+    const sc_json *prev = NULL;
+    size_t i = 0;
+    for (const sc_json *e = v->child; e; e = e->next, i++) {
+        char f[SC_FIELD_MAX];
+        sc_field_index(f, field, i);
+        if ((rc = sc_check_text(&c->chk, e, f)) != SC_OK)
+            return rc;
+        if (e->length > CUDA_SONAME_BYTES || memchr(e->string, '/', e->length) != NULL)
+            return sc_check_fail(&c->chk, f, "%s must be a soname of at most %d bytes "
+                                 "without '/'", f, CUDA_SONAME_BYTES);
+        if (prev != NULL) {
+            size_t n = prev->length < e->length ? prev->length : e->length;
+            int cmp = memcmp(prev->string, e->string, n);
+            if (cmp > 0 || (cmp == 0 && prev->length >= e->length))
+                return sc_check_fail(&c->chk, f, "%s is out of byte order or repeated", f);
+        }
+        prev = e;
+    }
+    if (v->length > CUDA_SONAMES_MAX)
+        return sc_check_fail(&c->chk, field, "%s holds more than %d items", field,
+                             CUDA_SONAMES_MAX);
+    return SC_OK;
+}
+
+static sc_code check_device_code(ctx *c, const sc_json *v, const char *field)
+{
+    static const char *const kinds[] = {"runtime"};
+    return want_one_of(c, v, field, kinds, COUNT(kinds));
+}
+
+static const member declared_members[] = {{"deviceCode", 1, check_device_code},
+                                          {"reason", 1, want_text}};
+OBJECT_CHECK(check_declared, declared_members)
+
+static const member cuda_binaries_members[] = {{"cubins", 1, check_cubins},
+                                               {"ptx", 1, check_ptx},
+                                               {"cudaMajors", 1, check_cuda_majors},
+                                               {"opaqueLibraries", 1, check_sonames},
+                                               {"declared", 0, check_declared}};
+
+static sc_code check_cuda_binaries(ctx *c, const sc_json *v, const char *field)
+{
+    sc_code rc = want_object(c, v, field, cuda_binaries_members, COUNT(cuda_binaries_members));
+    if (rc == SC_OK && (!c->have_target || c->target.accelerator != SC_ACCEL_CUDA))
+        rc = sc_check_fail(&c->chk, field,
+                           "%s is allowed only on a CUDA target: a CPU or Metal box's CUDA "
+                           "code is a build warning, never a record", field);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------
  * The release's own members.
  */
@@ -702,7 +843,8 @@ static const member release_members[] = {
     {"weights", 0, check_on_demand},
     {"assets", 0, check_assets},
     {"provenance", 1, check_provenance},
-    {"gates", 0, check_gates}};
+    {"gates", 0, check_gates},
+    {"cudaBinaries", 0, check_cuda_binaries}};
 
 static const member box_members[] = {
     {"schemaVersion", 1, NULL},

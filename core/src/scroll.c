@@ -474,6 +474,28 @@ static sc_code check_parity(ctx *c, const sc_json *v, const char *field)
     return want_known(c, v, field, keys, COUNT(keys));
 }
 
+/* cuda (5.2): {deviceCode: "runtime", reason: text}, the declaration that
+ * the box compiles its device code at run time (19.10). */
+static sc_code check_cuda(ctx *c, const sc_json *v, const char *field)
+{
+    static const char *const keys[] = {"deviceCode", "reason"};
+    char f[SC_FIELD_MAX];
+    sc_code rc;
+    if ((rc = sc_check_type(c, v, SC_JSON_OBJECT, field)) != SC_OK ||
+        (rc = want_required(c, v, field, keys, COUNT(keys))) != SC_OK)
+        return rc;
+    const sc_json *dc = sc_json_get(v, "deviceCode");
+    sc_field_member(f, field, "deviceCode");
+    if ((rc = sc_check_type(c, dc, SC_JSON_STRING, f)) != SC_OK)
+        return rc;
+    if (strcmp(dc->string, "runtime") != 0 || dc->length != strlen("runtime"))
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, f, "%s must be \"runtime\"", f);
+    sc_field_member(f, field, "reason");
+    if ((rc = sc_check_text(c, sc_json_get(v, "reason"), f)) != SC_OK)
+        return rc;
+    return want_known(c, v, field, keys, COUNT(keys));
+}
+
 static int is_schema_id(const char *s)
 {
     return strcmp(s, SC_SCROLL_SCHEMA_ID) == 0;
@@ -522,7 +544,7 @@ static sc_code check_schema(ctx *c, const sc_json *s, sc_target *target,
         "condaDependencyLicenseAudit", "pythonEntryPoint", "modelCacheSubdir",
         "environment", "assetBaseUrl", "assets", "assetArchives", "localFiles",
         "prunePaths", "uncompressedPaths", "selfTest", "weights", "execution",
-        "parity"};
+        "parity", "cuda"};
     sc_code rc;
     if ((rc = want_required(c, s, "$", required, COUNT(required))) != SC_OK)
         return rc;
@@ -572,6 +594,8 @@ static sc_code check_schema(ctx *c, const sc_json *s, sc_target *target,
             rc = check_execution(c, v, f);
         } else if (strcmp(k, "parity") == 0) {
             rc = check_parity(c, v, f);
+        } else if (strcmp(k, "cuda") == 0) {
+            rc = check_cuda(c, v, f);
         } else {
             /* every other member is a text (paths are checked in step 9) */
             rc = sc_check_text(c, v, f);
@@ -1091,6 +1115,14 @@ sc_code sc_scroll_resolve(const sc_scroll_source *fragment,
                       target.platform == SC_PLATFORM_MACOS ? "cpu, metal" : "cpu, cuda");
             goto done;
         }
+    }
+
+    /* 15. a CUDA declaration needs a CUDA target */
+    if (sc_json_get(s, "cuda") != NULL && target.accelerator != SC_ACCEL_CUDA) {
+        rc = sc_check_fail_code(&c, SC_E_INVALID_SCROLL, "$.cuda",
+                  "$.cuda declares run-time CUDA device code, but target %s is not CUDA; "
+                  "remove it (it lifts a rule of the CUDA binaries gate)", tid);
+        goto done;
     }
 
     res = calloc(1, sizeof *res);

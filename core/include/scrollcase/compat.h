@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "scrollcase/error.h"
+#include "scrollcase/fatbin.h"
 #include "scrollcase/gpu_probe.h"
 #include "scrollcase/json.h"
 
@@ -100,6 +101,14 @@ sc_code sc_compat_evaluate(const sc_json *release, const sc_host_facts *h,
                            sc_compat_result *res, sc_error *err);
 
 void sc_compat_result_free(sc_compat_result *res);
+
+/*
+ * Coverage (docs/format-v3.md 19.11): 1 when device code for `code` runs
+ * on a GPU of compute capability major.minor.  A cubin sm_XY: same major,
+ * minor >= Y; an `a` entry (cubin or PTX): exactly X.Y; an `f` entry: same
+ * major, minor >= Y; plain PTX compute_XY: major.minor >= X.Y.
+ */
+int sc_cuda_code_runs_on(const sc_cuda_code *code, int major, int minor);
 
 /* "supported" / "refused" / "pending-probe". */
 const char *sc_compat_verdict_name(sc_compat_verdict v);
