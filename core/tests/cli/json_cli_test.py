@@ -252,6 +252,12 @@ def scenario(tmp):
     note("audit cuda findings beside the error", bool(doc and doc.get("findings")))
     shutil.rmtree(os.path.join(ws, "scrolls", "demo"))
 
+    # audit binaries: the prefix (no ELF file in it) and a path that is not there
+    run_json("prefix", "audit binaries", 0, ["audit", "binaries", prefix, "--json"], env=env,
+             cwd=ws)
+    run_json("missing", "audit binaries", 1, ["audit", "binaries", nothing, "--json"],
+             code="io-error", env=env, cwd=ws)
+
     # keys, git, doctor
     J("keys", "keygen", 0)
     J("exists", "keygen", 1, code="key-exists")
