@@ -33,9 +33,13 @@
 #define CUFFT_HIDDEN 1, "cuFFT keeps most of its kernels outside .nv_fatbin"
 
 /* By stem, bytes (a test checks the order; lookups are binary searches).
- * Sources: the sonames of CUDA 13.0 (/usr/local/cuda/lib64, checked by
- * test_cuda_binaries against the real files) and of CUDA 12.x and 11.x
- * (NVIDIA's redistributable file lists); docs/drafts/cuda-binaries.md. */
+ * Sources (docs/drafts/cuda-binaries.md): the sonames of CUDA 13.0's own
+ * files (/usr/local/cuda/lib64, checked by the cuda-binaries/toolkit ctest)
+ * and those of the CUDA 11.0-12.9 Linux installers as NVIDIA's cuda-python
+ * (cuda.pathfinder) lists them.  A library is FOLLOWS only when every
+ * release seen gives it the CUDA major (libcudart.so.11.0, .12, .13); one
+ * with a single data point or its own numbering is OWN, which never
+ * refuses anything. */
 static const sc_cuda_library_rule rules[] = {
     {"libcublas.so", FOLLOWS, "cuBLAS", VISIBLE},
     {"libcublasLt.so", FOLLOWS, "cuBLASLt", VISIBLE},
@@ -69,20 +73,33 @@ static const sc_cuda_library_rule rules[] = {
     {"libcutensor.so", OWN, "cuTENSOR", VISIBLE},
     {"libcutensorMg.so", OWN, "cuTENSORMg", VISIBLE},
     {"libnccl.so", OWN, "NCCL", VISIBLE},
+    {"libnppc.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppial.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppicc.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppidei.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppif.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppig.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppim.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppist.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppisu.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnppitc.so", FOLLOWS, "NPP", VISIBLE},
+    {"libnpps.so", FOLLOWS, "NPP", VISIBLE},
     {"libnvJitLink.so", FOLLOWS, "nvJitLink", RUNTIME_COMPILED},
     {"libnvToolsExt.so", OWN, "NVTX", VISIBLE},
     {"libnvblas.so", FOLLOWS, "NVBLAS", VISIBLE},
     {"libnvcuvid.so", DRIVER, "NVDEC (driver)", VISIBLE},
+    {"libnvfatbin.so", OWN, "nvFatbin", VISIBLE},
     {"libnvidia-encode.so", DRIVER, "NVENC (driver)", VISIBLE},
     {"libnvidia-ml.so", DRIVER, "NVML (driver)", VISIBLE},
     {"libnvidia-nvvm.so", DRIVER, "NVVM (driver)", RUNTIME_COMPILED},
     {"libnvidia-opticalflow.so", DRIVER, "Optical Flow (driver)", VISIBLE},
     {"libnvidia-ptxjitcompiler.so", DRIVER, "PTX JIT compiler (driver)", RUNTIME_COMPILED},
-    {"libnvjpeg.so", OWN, "nvJPEG", VISIBLE},
+    {"libnvjpeg.so", FOLLOWS, "nvJPEG", VISIBLE},
     {"libnvrtc-builtins.alt.so", FOLLOWS, "NVRTC builtins", RUNTIME_COMPILED},
     {"libnvrtc-builtins.so", FOLLOWS, "NVRTC builtins", RUNTIME_COMPILED},
     {"libnvrtc.alt.so", FOLLOWS, "NVRTC", RUNTIME_COMPILED},
     {"libnvrtc.so", FOLLOWS, "NVRTC", RUNTIME_COMPILED},
+    {"libnvshmem_host.so", OWN, "NVSHMEM", VISIBLE},
     {"libnvtx3interop.so", OWN, "NVTX", VISIBLE},
     {"libnvvm.so", OWN, "NVVM", RUNTIME_COMPILED},
 };
