@@ -115,6 +115,16 @@ static void print_release(const sc_json *r)
         print_compact(m);
         printf("\n");
     }
+    /* the binaries gate's record (format-v3 10.2, 19.10): what compat judges GPUs by */
+    const sc_json *cb = sc_json_get(r, "cudaBinaries");
+    if (cb != NULL && cb->type == SC_JSON_OBJECT) {
+        printf("GPU code (cudaBinaries)\n");
+        for (const sc_json *m = cb->child; m != NULL; m = m->next) {
+            printf("  %-16s ", m->key);
+            print_compact(m);
+            printf("\n");
+        }
+    }
 }
 
 static void print_archive(const sc_json *a, const sc_json *match)

@@ -216,6 +216,19 @@ static int cmd_compat(sc_cli_args *a)
                        sc_json_cstr(sc_json_get(x, "fact")), value,
                        sc_json_cstr(sc_json_get(x, "required")));
             }
+        /* 18.3 row 11's notes: a GPU run through PTX, or one whose code the
+         * record cannot show */
+        const sc_json *notes = sc_json_get(res.report, "notes");
+        for (const sc_json *x = notes != NULL ? notes->child : NULL; x != NULL; x = x->next) {
+            const char *what = sc_json_cstr(sc_json_get(x, "note"));
+            printf("  note %s: %s is %s: %s\n", sc_json_cstr(sc_json_get(x, "constraint")),
+                   sc_json_cstr(sc_json_get(x, "fact")),
+                   sc_json_cstr(sc_json_get(x, "value")),
+                   strcmp(what, "compiles-ptx") == 0
+                       ? "no cubin runs on it, so its first start compiles the box's PTX"
+                       : "no code the audit saw runs on it; the box may carry code the "
+                         "audit cannot see (opaque libraries or run-time compilation)");
+        }
     }
     if (have_refusal)
         fprintf(stderr, "scrollcase: error[%s]: %s\n", sc_code_name(refusal.code),

@@ -83,6 +83,7 @@ typedef struct build_ctx {
     sc_trust trust;
     int have_trust;
     sc_json *cuda_record;
+    sc_json *cuda_binaries; /* the release's cudaBinaries (19.10), CUDA targets */
     char *git;
     sc_json *env_provenance;
     sc_json *gates;
@@ -344,7 +345,7 @@ static int declared_source(const sc_json *eff, const char *rel)
 
 /* The licence inventory (20.4), decided before anything runs: built from
  * the lock, the prefix's conda-meta checked against the lock for a prefix
- * build, then compared with the reviewed file.  Step 16 only writes it. */
+ * build, then compared with the reviewed file.  Step 17 only writes it. */
 static sc_code preflight_licenses(build_ctx *b, sc_error *err)
 {
     const char *reviewed = scroll_str(b->eff, "condaDependencyLicenseAudit");
@@ -760,6 +761,25 @@ static sc_code step_prune(build_ctx *b, sc_error *err)
     return c;
 }
 
+/* ---- 20.1 step 16: the CUDA binaries gate (19.10) --------------------------- */
+
+static sc_code step_cuda_binaries(build_ctx *b, sc_error *err)
+{
+    progress(b, "cuda-binaries", b->payload_dir);
+    sc_cuda_binaries audit;
+    char *warning = NULL;
+    sc_code c = sc_cuda_binaries_audit(b->payload_dir, &audit, err);
+    if (c != SC_OK)
+        return c;
+    c = sc_gate_cuda_binaries(&audit, &b->s->target, sc_json_get(b->eff, "cuda"),
+                              &b->cuda_binaries, &warning, err);
+    sc_cuda_binaries_free(&audit);
+    if (warning != NULL)
+        progress(b, "warning", warning);
+    free(warning);
+    return c;
+}
+
 /* ---- step 6: checks and box.json ---------------------------------------- */
 
 static int is_on_demand_asset(const build_ctx *b, const char *path)
@@ -1063,6 +1083,8 @@ static sc_json *release_document(const build_ctx *b, const sc_address *addr,
         bad = put_tail(b, o);
     if (!bad && b->gates && b->gates->length > 0)
         bad = put(o, "gates", sc_json_copy(b->gates));
+    if (!bad && b->cuda_binaries != NULL)
+        bad = put(o, "cudaBinaries", sc_json_copy(b->cuda_binaries));
     sc_json_free(arch);
     sc_json_free(pd);
     if (bad) {
@@ -1248,6 +1270,8 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
     if (c == SC_OK)
         c = step_prune(&b, err);
     if (c == SC_OK)
+        c = step_cuda_binaries(&b, err);
+    if (c == SC_OK)
         c = step_licenses(&b, err);
     if (c == SC_OK)
         c = step_self_test_files(&b, err);
@@ -1291,6 +1315,7 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
     if (b.have_trust)
         sc_trust_free(&b.trust);
     sc_json_free(b.cuda_record);
+    sc_json_free(b.cuda_binaries);
     free(b.git);
     free(b.toml);
     free(b.lock);

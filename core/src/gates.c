@@ -28,6 +28,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/parity.h"
 #include "scrollcase/process.h"
+#include "scrollcase/remedy.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/strbuf.h"
 #include "progress_internal.h"
@@ -693,4 +694,155 @@ sc_json *sc_gates_record(sc_json *self_test, sc_json *parity, sc_json *host,
         }
     }
     return g;
+}
+
+/* ---- the CUDA binaries gate (19.10) ---------------------------------------- */
+
+/* The CUDA major of a soname that follows it, or 0 (not such a soname). */
+static unsigned follows_major(const char *soname)
+{
+    unsigned major = 0;
+    const sc_cuda_library_rule *rule = sc_cuda_library_rule_find(soname, &major);
+    return rule != NULL && rule->soname_class == SC_CUDA_SONAME_FOLLOWS_CUDA ? major : 0;
+}
+
+static unsigned target_major(const sc_target *t)
+{
+    unsigned m = 0;
+    for (const char *p = t->cuda_version; *p >= '0' && *p <= '9' && m < 100000; p++)
+        m = m * 10 + (unsigned)(*p - '0');
+    return m;
+}
+
+static sc_code mismatch(const sc_cuda_binaries *a, const sc_target *t, sc_error *err)
+{
+    unsigned want = target_major(t);
+    char tid[SC_TARGET_ID_MAX];
+    sc_target_id(t, tid, sizeof tid);
+    for (size_t i = 0; i < a->file_count; i++) {
+        const sc_cuda_binary *f = &a->files[i];
+        if (f->error != NULL)
+            continue;
+        unsigned m = f->elf.soname != NULL ? follows_major(f->elf.soname) : 0;
+        if (m != 0 && m != want)
+            return sc_error_set(err, SC_E_CUDA_BINARIES_MISMATCH, f->path,
+                                "%s ships %s, a CUDA %u library, but the target %s has CUDA "
+                                "%u; `" SC_REMEDY_AUDIT_BINARIES "` lists every CUDA "
+                                "library of the payload", f->path, f->elf.soname, m, tid, want);
+        for (size_t n = 0; n < f->elf.needed_count; n++) {
+            m = follows_major(f->elf.needed[n]);
+            if (m != 0 && m != want)
+                return sc_error_set(err, SC_E_CUDA_BINARIES_MISMATCH, f->path,
+                                    "%s needs %s, a CUDA %u library, but the target %s has "
+                                    "CUDA %u; `" SC_REMEDY_AUDIT_BINARIES "` lists every "
+                                    "CUDA library of the payload", f->path, f->elf.needed[n],
+                                    m, tid, want);
+        }
+    }
+    return SC_OK;
+}
+
+static sc_json *cuda_record(const sc_cuda_binaries *a, const sc_json *declared)
+{
+    sc_json *rec = sc_json_new_object(), *cubins = sc_json_new_array();
+    sc_json *ptx = sc_json_new_array(), *majors = sc_json_new_array();
+    sc_json *opaque = sc_json_new_array();
+    int bad = rec == NULL || cubins == NULL || ptx == NULL || majors == NULL || opaque == NULL;
+    for (size_t i = 0; !bad && i < a->code_count; i++) {
+        char name[16];
+        sc_cuda_code_name(&a->codes[i].code, name, sizeof name);
+        bad = sc_json_array_append(a->codes[i].code.kind == SC_FATBIN_CUBIN ? cubins : ptx,
+                                   sc_json_new_string(name)) != 0;
+    }
+    unsigned m[16];
+    size_t nm = sc_cuda_binaries_majors(a, m, 16);
+    for (size_t i = 0; !bad && i < nm && i < 16; i++)
+        bad = sc_json_array_append(majors, sc_json_new_number((double)m[i])) != 0;
+    for (size_t i = 0; !bad && i < a->library_count; i++)
+        if (a->libraries[i].rule != NULL && a->libraries[i].rule->device_code_hidden)
+            bad = sc_json_array_append(opaque, sc_json_new_string(a->libraries[i].soname)) != 0;
+    sc_json *parts[4] = {cubins, ptx, majors, opaque};
+    static const char *const keys[4] = {"cubins", "ptx", "cudaMajors", "opaqueLibraries"};
+    for (int i = 0; i < 4; i++) {
+        if (!bad) /* _append frees the value when it fails */
+            bad = sc_json_object_append(rec, keys[i], parts[i]) != 0;
+        else
+            sc_json_free(parts[i]);
+    }
+    if (!bad && declared != NULL)
+        bad = sc_json_object_append(rec, "declared", sc_json_copy(declared)) != 0;
+    if (bad) {
+        sc_json_free(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+/* "3 files carry CUDA device code or libraries (1234567 bytes) in a cpu box". */
+static char *waste_warning(const sc_cuda_binaries *a, const sc_target *t)
+{
+    size_t files = 0;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < a->file_count; i++) {
+        const sc_cuda_binary *f = &a->files[i];
+        unsigned major = 0;
+        int cuda = f->error == NULL &&
+                   (f->code_count > 0 ||
+                    (f->elf.soname != NULL && sc_cuda_library_rule_find(f->elf.soname, &major)));
+        if (cuda) {
+            files++;
+            bytes += f->size;
+        }
+    }
+    if (files == 0)
+        return NULL;
+    char tid[SC_TARGET_ID_MAX];
+    sc_target_id(t, tid, sizeof tid);
+    sc_strbuf b;
+    sc_strbuf_init(&b);
+    sc_code c = sc_strbuf_printf(&b,
+                     "%zu file(s) carry CUDA device code or ship a CUDA library (%llu bytes) "
+                     "in a %s box, which cannot use them; `" SC_REMEDY_AUDIT_BINARIES "` "
+                     "lists them", files, (unsigned long long)bytes, tid);
+    char *line = sc_strbuf_detach(&b, NULL);
+    if (c != SC_OK) {
+        free(line);
+        line = NULL;
+    }
+    return line;
+}
+
+sc_code sc_gate_cuda_binaries(const sc_cuda_binaries *audit, const sc_target *t,
+                              const sc_json *declared, sc_json **record, char **warning,
+                              sc_error *err)
+{
+    *record = NULL;
+    if (warning != NULL)
+        *warning = NULL;
+    if (t->platform == SC_PLATFORM_WINDOWS)
+        return SC_OK; /* PE files: this version reads ELF only (19.10) */
+    if (t->accelerator != SC_ACCEL_CUDA) {
+        if (warning != NULL) {
+            *warning = waste_warning(audit, t);
+            /* NULL also when memory ran out: a warning is not worth a failure */
+        }
+        return SC_OK;
+    }
+    sc_code c = mismatch(audit, t, err);
+    if (c != SC_OK)
+        return c;
+    if (!sc_cuda_binaries_uses_cuda(audit) && declared == NULL) {
+        char tid[SC_TARGET_ID_MAX];
+        sc_target_id(t, tid, sizeof tid);
+        return sc_error_set(err, SC_E_CUDA_BINARIES_MISSING, "",
+                            "no file of the payload carries CUDA device code, ships or needs "
+                            "a CUDA library: this %s box cannot use a GPU (%zu ELF file(s), "
+                            "%zu unreadable); install CUDA builds (`" SC_REMEDY_AUDIT_CUDA "` "
+                            "checks the lock, `" SC_REMEDY_AUDIT_BINARIES "` the files), or "
+                            "declare code compiled at run time in the scroll's \"cuda\" "
+                            "member", tid, audit->file_count,
+                            audit->unreadable);
+    }
+    *record = cuda_record(audit, declared);
+    return *record != NULL ? SC_OK : oom(err);
 }

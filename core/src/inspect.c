@@ -216,6 +216,8 @@ sc_code sc_inspect_release(const sc_release *r, sc_json **out, sc_error *err)
     put(o, "assets", num(assets != NULL ? assets->length : 0), &bad);
     put_copy(o, "provenance", sc_json_get(p, "provenance"), &bad);
     put_copy(o, "gates", sc_json_get(p, "gates"), &bad);
+    if (sc_json_get(p, "cudaBinaries") != NULL) /* 10.2: CUDA releases only */
+        put_copy(o, "cudaBinaries", sc_json_get(p, "cudaBinaries"), &bad);
     if (bad) {
         sc_json_free(o);
         return oom(err);

@@ -64,6 +64,8 @@ static void register_all(void)
         register_gates_tests();
     if (register_cuda_binaries_tests)
         register_cuda_binaries_tests();
+    if (register_cuda_gate_tests)
+        register_cuda_gate_tests();
     if (register_author_tests)
         register_author_tests();
     if (register_requirements_tests)

@@ -36,6 +36,7 @@ void register_download_tests(void) __attribute__((weak));
 void register_envsource_tests(void) __attribute__((weak));
 void register_gates_tests(void) __attribute__((weak));
 void register_cuda_binaries_tests(void) __attribute__((weak));
+void register_cuda_gate_tests(void) __attribute__((weak));
 void register_author_tests(void) __attribute__((weak));
 void register_requirements_tests(void) __attribute__((weak));
 void register_progress_tests(void) __attribute__((weak));

@@ -565,6 +565,15 @@ static void test_cuda_audit_gate_and_its_opt_out(void)
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_MISSING_LOCK, &err);
     expect_untouched(&f);
     o.no_cuda_audit = 1;
+    /* the lock's opt-out is not the binaries gate's: this payload has no ELF
+     * file, so without the scroll's run-time declaration it cannot use a GPU
+     * (format-v3 19.10) */
+    SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_E_CUDA_BINARIES_MISSING, &err);
+    put_scroll_at(&f, ref,
+                  "{'platform': 'linux', 'arch': 'x86_64', 'accelerator': 'cuda', "
+                  "'cudaVersion': '12.4'}",
+                  "", BASE_URL ", 'cuda': {'deviceCode': 'runtime', 'reason': 'numba'}");
+    commit(&f, "2024-03-01T00:00:00Z");
     SC_EXPECT_CODE(sc_build(&o, &r, &err), SC_OK, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r.archive_path); /* the rest reads the result */
     char *trust = sc_path_join(f.ws.paths[SC_WS_KEYS], SC_PUBLIC_KEY_FILE);
@@ -574,6 +583,11 @@ static void test_cuda_audit_gate_and_its_opt_out(void)
                    SC_OK, &err);
     const sc_json *audit = sc_json_get(sc_json_get(vd.payload, "gates"), "cudaAudit");
     CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(audit, "status")), "opted-out");
+    /* the declaration is recorded, signed, beside the (empty) record */
+    const sc_json *bins = sc_json_get(vd.payload, "cudaBinaries");
+    CU_ASSERT_EQUAL(sc_json_get(bins, "cubins") != NULL ? sc_json_get(bins, "cubins")->length : 99, 0);
+    CU_ASSERT_STRING_EQUAL(sc_json_cstr(sc_json_get(sc_json_get(bins, "declared"), "reason")),
+                           "numba");
     sc_verified_document_free(&vd);
     free(trust);
     sc_build_result_free(&r);

@@ -143,6 +143,8 @@ extern "C" {
     /* end of issue 17 */                                               \
     /* issue 22: CUDA binaries (appended below this line) */            \
     X(SC_E_INVALID_ELF, "invalid-elf")                                       \
+    X(SC_E_CUDA_BINARIES_MISSING, "cuda-binaries-missing")                   \
+    X(SC_E_CUDA_BINARIES_MISMATCH, "cuda-binaries-mismatch")                 \
     /* end of issue 22 */
 
 typedef enum sc_code {

@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 
+#include "scrollcase/cuda_binaries.h"
 #include "scrollcase/environment.h"
 #include "scrollcase/error.h"
 #include "scrollcase/gpu_probe.h"
@@ -163,6 +164,29 @@ sc_code sc_gate_payload_recheck(const char *payload_root, const sc_payload_list 
  */
 sc_code sc_gate_payload_unchanged(const char *payload_root, const char *before_hex,
                                   sc_error *err);
+
+/*
+ * The CUDA binaries gate (docs/format-v3.md 19.10) over the audit of a
+ * payload (cuda_binaries.h).  declared is the scroll's `cuda` member, or
+ * NULL.
+ *
+ * CUDA target: SC_E_CUDA_BINARIES_MISMATCH when a payload file ships (its
+ * DT_SONAME) or needs (DT_NEEDED) a soname whose major follows the CUDA
+ * major and differs from the target's, naming the first such file in path
+ * order (its soname before its needed names) and the soname; then
+ * SC_E_CUDA_BINARIES_MISSING when no file carries device code and no CUDA
+ * library is shipped or needed, unless declared.  On SC_OK *record is the
+ * release's cudaBinaries {cubins, ptx, cudaMajors, opaqueLibraries,
+ * declared?} (10.2), owned by the caller.
+ *
+ * Other targets: always SC_OK with *record NULL; *warning (owned by the
+ * caller) is a line for people when the payload carries device code or
+ * CUDA libraries (wasted bytes), else NULL.  warning may be NULL for CUDA
+ * targets.  SC_E_OUT_OF_MEMORY otherwise.
+ */
+sc_code sc_gate_cuda_binaries(const sc_cuda_binaries *audit, const sc_target *t,
+                              const sc_json *declared, sc_json **record, char **warning,
+                              sc_error *err);
 
 /*
  * gates {selfTest?, parity?, host?, cudaAudit?} from the parts (any may be
