@@ -102,7 +102,7 @@ static const char *const top_order[] = {
     "condaDependencyLicenseAudit", "pythonEntryPoint", "modelCacheSubdir",
     "environment", "assetBaseUrl", "assets", "assetArchives", "localFiles",
     "prunePaths", "uncompressedPaths", "selfTest", "weights", "execution",
-    "parity"};
+    "parity", "cuda"};
 static const char *const self_test_order[] = {
     "imports", "files", "pythonCode", "pythonFile", "timeoutSeconds"};
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
