@@ -706,17 +706,9 @@ static unsigned follows_major(const char *soname)
     return rule != NULL && rule->soname_class == SC_CUDA_SONAME_FOLLOWS_CUDA ? major : 0;
 }
 
-static unsigned target_major(const sc_target *t)
-{
-    unsigned m = 0;
-    for (const char *p = t->cuda_version; *p >= '0' && *p <= '9' && m < 100000; p++)
-        m = m * 10 + (unsigned)(*p - '0');
-    return m;
-}
-
 static sc_code mismatch(const sc_cuda_binaries *a, const sc_target *t, sc_error *err)
 {
-    unsigned want = target_major(t);
+    unsigned want = sc_target_cuda_major(t);
     char tid[SC_TARGET_ID_MAX];
     sc_target_id(t, tid, sizeof tid);
     for (size_t i = 0; i < a->file_count; i++) {

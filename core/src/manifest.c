@@ -664,112 +664,118 @@ static sc_code check_gates(ctx *c, const sc_json *v, const char *field)
 #define CUDA_SONAMES_MAX 256
 #define CUDA_SONAME_BYTES 255
 
-/* An array of at most max architecture names of one kind, strictly in the
- * canonical order of 19.8 (sc_cuda_code_compare). */
-static sc_code want_arch_list(ctx *c, const sc_json *v, const char *field,
-                              sc_fatbin_kind kind, const char *pattern)
-{
-    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_ARRAY, field);
-    if (rc != SC_OK)
-        return rc;
-    sc_cuda_code prev = {0};
-    size_t i = 0;
-    for (const sc_json *e = v->child; e; e = e->next, i++) {
-        char f[SC_FIELD_MAX];
-        sc_cuda_code code;
-        sc_field_index(f, field, i);
-        if ((rc = sc_check_type(&c->chk, e, SC_JSON_STRING, f)) != SC_OK)
-            return rc;
-        if (strlen(e->string) != e->length || !sc_cuda_code_parse(e->string, &code) ||
-            code.kind != kind)
-            return sc_check_fail(&c->chk, f, "%s must match %s", f, pattern);
-        if (i > 0 && sc_cuda_code_compare(&prev, &code) >= 0)
-            return sc_check_fail(&c->chk, f,
-                                 "%s is out of order or repeated: architectures are listed "
-                                 "once each, by number, then none, a, f", f);
-        prev = code;
-    }
-    if (v->length > CUDA_ARCH_MAX)
-        return sc_check_fail(&c->chk, field, "%s holds more than %d items", field,
-                             CUDA_ARCH_MAX);
-    return SC_OK;
-}
+/* One item of a strictly ordered list: its own checks, then its place after
+ * prev (NULL for the first). */
+typedef sc_code (*list_item_fn)(ctx *c, const sc_json *e, const sc_json *prev,
+                                const char *field);
 
-static sc_code check_cubins(ctx *c, const sc_json *v, const char *field)
-{
-    return want_arch_list(c, v, field, SC_FATBIN_CUBIN, "^sm_[1-9][0-9]{1,2}[af]?$");
-}
-
-static sc_code check_ptx(ctx *c, const sc_json *v, const char *field)
-{
-    return want_arch_list(c, v, field, SC_FATBIN_PTX, "^compute_[1-9][0-9]{1,2}[af]?$");
-}
-
-/* The target's CUDA major: the integer before the dot of cudaVersion. */
-static uint64_t target_cuda_major(const ctx *c)
-{
-    uint64_t major = 0;
-    for (const char *p = c->target.cuda_version; *p >= '0' && *p <= '9'; p++)
-        major = major < 100000 ? major * 10 + (uint64_t)(*p - '0') : major;
-    return major;
-}
-
-static sc_code check_cuda_majors(ctx *c, const sc_json *v, const char *field)
-{
-    sc_code rc = sc_check_type(&c->chk, v, SC_JSON_ARRAY, field);
-    if (rc != SC_OK)
-        return rc;
-    uint64_t want = target_cuda_major(c), prev = 0;
-    size_t i = 0;
-    for (const sc_json *e = v->child; e; e = e->next, i++) {
-        char f[SC_FIELD_MAX];
-        uint64_t n = 0;
-        sc_field_index(f, field, i);
-        if ((rc = sc_check_integer(&c->chk, e, f, 1, 9999)) != SC_OK)
-            return rc;
-        sc_json_uint53(e, &n);
-        if (i > 0 && n <= prev)
-            return sc_check_fail(&c->chk, f, "%s is out of order or repeated", f);
-        if (n != want)
-            return sc_check_fail(&c->chk, f,
-                                 "%s is CUDA %llu, not the target's CUDA major %llu: the "
-                                 "binaries gate refuses such a box", f,
-                                 (unsigned long long)n, (unsigned long long)want);
-        prev = n;
-    }
-    if (v->length > CUDA_MAJORS_MAX)
-        return sc_check_fail(&c->chk, field, "%s holds more than %d items", field,
-                             CUDA_MAJORS_MAX);
-    return SC_OK;
-}
-
-static sc_code check_sonames(ctx *c, const sc_json *v, const char *field)
+/* An array of at most max items, each passing item in order. */
+static sc_code want_strict_list(ctx *c, const sc_json *v, const char *field, size_t max,
+                                list_item_fn item)
 {
     sc_code rc = sc_check_type(&c->chk, v, SC_JSON_ARRAY, field);
     if (rc != SC_OK)
         return rc;
     const sc_json *prev = NULL;
     size_t i = 0;
-    for (const sc_json *e = v->child; e; e = e->next, i++) {
+    for (const sc_json *e = v->child; e; prev = e, e = e->next, i++) {
         char f[SC_FIELD_MAX];
         sc_field_index(f, field, i);
-        if ((rc = sc_check_text(&c->chk, e, f)) != SC_OK)
+        if ((rc = item(c, e, prev, f)) != SC_OK)
             return rc;
-        if (e->length > CUDA_SONAME_BYTES || memchr(e->string, '/', e->length) != NULL)
-            return sc_check_fail(&c->chk, f, "%s must be a soname of at most %d bytes "
-                                 "without '/'", f, CUDA_SONAME_BYTES);
-        if (prev != NULL) {
-            size_t n = prev->length < e->length ? prev->length : e->length;
-            int cmp = memcmp(prev->string, e->string, n);
-            if (cmp > 0 || (cmp == 0 && prev->length >= e->length))
-                return sc_check_fail(&c->chk, f, "%s is out of byte order or repeated", f);
-        }
-        prev = e;
     }
-    if (v->length > CUDA_SONAMES_MAX)
-        return sc_check_fail(&c->chk, field, "%s holds more than %d items", field,
-                             CUDA_SONAMES_MAX);
+    if (v->length > max)
+        return sc_check_fail(&c->chk, field, "%s holds more than %zu items", field, max);
     return SC_OK;
+}
+
+static sc_code out_of_order(ctx *c, const char *field)
+{
+    return sc_check_fail(&c->chk, field,
+                         "%s is out of order or repeated: each is listed once, in the "
+                         "canonical order", field);
+}
+
+/* An architecture name of one kind (19.8), after prev in canonical order. */
+static sc_code want_arch(ctx *c, const sc_json *e, const sc_json *prev, const char *field,
+                         sc_fatbin_kind kind, const char *pattern)
+{
+    sc_cuda_code code, before;
+    sc_code rc = sc_check_type(&c->chk, e, SC_JSON_STRING, field);
+    if (rc != SC_OK)
+        return rc;
+    if (strlen(e->string) != e->length || !sc_cuda_code_parse(e->string, &code) ||
+        code.kind != kind)
+        return sc_check_fail(&c->chk, field, "%s must match %s", field, pattern);
+    if (prev != NULL && sc_cuda_code_parse(prev->string, &before) &&
+        sc_cuda_code_compare(&before, &code) >= 0)
+        return out_of_order(c, field);
+    return SC_OK;
+}
+
+static sc_code cubin_item(ctx *c, const sc_json *e, const sc_json *prev, const char *field)
+{
+    return want_arch(c, e, prev, field, SC_FATBIN_CUBIN, "^sm_[1-9][0-9]{1,2}[af]?$");
+}
+
+static sc_code ptx_item(ctx *c, const sc_json *e, const sc_json *prev, const char *field)
+{
+    return want_arch(c, e, prev, field, SC_FATBIN_PTX, "^compute_[1-9][0-9]{1,2}[af]?$");
+}
+
+/* A CUDA major: the target's (the gate refused any other), ascending. */
+static sc_code major_item(ctx *c, const sc_json *e, const sc_json *prev, const char *field)
+{
+    sc_code rc = sc_check_integer(&c->chk, e, field, 1, 9999);
+    if (rc != SC_OK)
+        return rc;
+    if (prev != NULL && !(e->number > prev->number))
+        return out_of_order(c, field);
+    unsigned want = sc_target_cuda_major(&c->target);
+    if (e->number != (double)want)
+        return sc_check_fail(&c->chk, field,
+                             "%s is not the target's CUDA major %u: the binaries gate "
+                             "refuses such a box", field, want);
+    return SC_OK;
+}
+
+/* A soname: text of at most 255 bytes without '/', after prev in byte order. */
+static sc_code soname_item(ctx *c, const sc_json *e, const sc_json *prev, const char *field)
+{
+    sc_code rc = sc_check_text(&c->chk, e, field);
+    if (rc != SC_OK)
+        return rc;
+    if (e->length > CUDA_SONAME_BYTES || memchr(e->string, '/', e->length) != NULL)
+        return sc_check_fail(&c->chk, field,
+                             "%s must be a soname of at most %d bytes without '/'", field,
+                             CUDA_SONAME_BYTES);
+    if (prev != NULL) {
+        size_t n = prev->length < e->length ? prev->length : e->length;
+        int cmp = memcmp(prev->string, e->string, n);
+        if (cmp > 0 || (cmp == 0 && prev->length >= e->length))
+            return out_of_order(c, field);
+    }
+    return SC_OK;
+}
+
+static sc_code check_cubins(ctx *c, const sc_json *v, const char *field)
+{
+    return want_strict_list(c, v, field, CUDA_ARCH_MAX, cubin_item);
+}
+
+static sc_code check_ptx(ctx *c, const sc_json *v, const char *field)
+{
+    return want_strict_list(c, v, field, CUDA_ARCH_MAX, ptx_item);
+}
+
+static sc_code check_cuda_majors(ctx *c, const sc_json *v, const char *field)
+{
+    return want_strict_list(c, v, field, CUDA_MAJORS_MAX, major_item);
+}
+
+static sc_code check_sonames(ctx *c, const sc_json *v, const char *field)
+{
+    return want_strict_list(c, v, field, CUDA_SONAMES_MAX, soname_item);
 }
 
 static sc_code check_device_code(ctx *c, const sc_json *v, const char *field)

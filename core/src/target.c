@@ -214,6 +214,16 @@ void sc_target_id(const sc_target *t, char *buf, size_t size)
                  sc_arch_name(t->arch), sc_accel_name(t->accelerator));
 }
 
+unsigned sc_target_cuda_major(const sc_target *t)
+{
+    unsigned major = 0;
+    if (t->accelerator != SC_ACCEL_CUDA)
+        return 0;
+    for (const char *p = t->cuda_version; *p >= '0' && *p <= '9' && major < 100000; p++)
+        major = major * 10 + (unsigned)(*p - '0');
+    return major;
+}
+
 sc_code sc_target_parse_id(const char *id, sc_target *out, sc_error *err)
 {
     memset(out, 0, sizeof *out);

@@ -69,6 +69,10 @@ sc_code sc_target_parse_id(const char *id, sc_target *out, sc_error *err);
 /* 1 if s matches ^[1-9][0-9]*\.[0-9]+$ exactly. */
 int sc_cuda_version_valid(const char *s);
 
+/* The CUDA major of a CUDA target: the integer before the dot of its
+ * cudaVersion (13 for 13.0), capped at 999999; 0 for other targets. */
+unsigned sc_target_cuda_major(const sc_target *t);
+
 const char *sc_platform_name(sc_platform p);  /* "linux" */
 const char *sc_arch_name(sc_arch a);          /* "x86_64" */
 const char *sc_accel_name(sc_accel a);        /* "cuda" */
