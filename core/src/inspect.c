@@ -475,7 +475,7 @@ sc_code sc_inspect_diff(const sc_json *a, const sc_json *b, sc_json **out, sc_er
     static const char *const rel_members[] = {
         "signingKeyIds", "compatibility", "archive", "installedSizeBytes", "payloadDigest",
         "pythonEntryPoint", "execution", "assets", "modelCacheSubdir", "selfTest",
-        "environment"};
+        "environment", "cudaBinaries"};
     for (size_t i = 0; i < sizeof rel_members / sizeof rel_members[0]; i++)
         diff_object(release, rel_members[i], rel_members[i], sc_json_get(da, rel_members[i]),
                     sc_json_get(db, rel_members[i]), &bad);

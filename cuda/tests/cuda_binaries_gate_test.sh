@@ -193,6 +193,20 @@ EOF
     expect_not_in compat-sm86-no-note "$tmp/out" "note"
     check compat-sm90-ptx 0 "$sc" compat "$rel" --trust "$trust" --host-facts "$(facts 9.0)"
     expect_in compat-sm90-compiles-ptx "$tmp/out" "first start compiles"
+    # the same box rebuilt from a library with only an sm_90a cubin: diff shows
+    # the GPU code that changed, and the 8.6 GPU the first build ran on is refused
+    "$nvcc" -shared -Xcompiler -fPIC -cudart shared -o "$tmp/elf/libkernel.so" "$tmp/k.cu" \
+        -gencode arch=compute_90a,code=sm_90a
+    kp90=$(prefix kernel90 "$tmp/elf/libkernel.so")
+    check recorded-rebuilds 0 "$sc" build small/linux-x86_64-cuda13.0 --environment-prefix "$kp90" \
+        --no-cuda-audit --channel stable
+    rel90=$(find "$tmp/small/.scrollcase/dist" -name '*.release.json' ! -path "$rel" | head -n 1)
+    check recorded-diff 0 "$sc" diff "$rel" "$rel90" --trust "$trust" --json
+    expect_in recorded-diff-names-record "$tmp/out" '"cudaBinaries'
+    expect_in recorded-diff-new-arch "$tmp/out" 'sm_90a'
+    check compat-sm86-now-refused 2 "$sc" compat "$rel90" --trust "$trust" --host-facts "$(facts 8.6)"
+    expect_in compat-sm86-now-says "$tmp/err" "no device code for sm_86"
+    check compat-sm90a-exact 0 "$sc" compat "$rel90" --trust "$trust" --host-facts "$(facts 9.0)"
     cd "$ws" || exit 1
 else
     echo "SKIP recorded: no nvcc at $nvcc"
