@@ -501,7 +501,7 @@ static void print_binaries(const sc_cuda_binaries *r, const char *root)
 static int cmd_audit_binaries(sc_cli_args *a)
 {
     if (a->npositional < 2)
-        return sc_cli_usage_error("%s", "audit binaries needs a PATH (a directory or a file)");
+        return sc_cli_usage_error("%s", "audit binaries needs a PATH (a directory, a box archive or a file)");
     if (a->npositional > 2)
         return sc_cli_usage_error("unexpected argument %s", a->positional[2]);
     const char *root = a->positional[1];
@@ -566,7 +566,8 @@ const sc_cli_command sc_cli_audit_commands[] = {
      NULL, 0, cmd_audit, NULL},
     {"audit binaries", "author", "what a payload's binaries say of CUDA: device code, libraries",
      "The audit of the ELF files under PATH (a prefix, a payload, an extracted or\n"
-     "prepared box, or one file): for each, the libraries it ships (DT_SONAME) and\n"
+     "prepared box, a box archive, which is extracted to a temporary directory and\n"
+     "removed again, or one file): for each, the libraries it ships (DT_SONAME) and\n"
      "needs (DT_NEEDED), and the CUDA device code in its .nv_fatbin section\n"
      "(cubins for sm_XX, PTX for compute_XX, with the a and f variants).  Then the\n"
      "whole tree: the union of architectures, the CUDA libraries shipped or needed\n"
@@ -576,7 +577,8 @@ const sc_cli_command sc_cli_audit_commands[] = {
      "file that starts like ELF but cannot be read is listed as unreadable\n"
      "(invalid-elf) and does not stop the audit.  --json prints the report\n"
      "(docs/schema/cli/audit-binaries.schema.json).  Exits 0 with the report, 1\n"
-     "with io-error when PATH cannot be read, 2 for a usage error.\n",
+     "with io-error when PATH cannot be read (or an archive's code, such as\n"
+     "invalid-archive), 2 for a usage error.\n",
      SC_CLI_OPERANDS({"PATH", 1, 0, SC_COMPLETE_FILE}),
      SC_CLI_OPTIONS({OPT_JSON, NULL}),
      NULL, 0, cmd_audit_binaries, NULL},

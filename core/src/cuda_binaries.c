@@ -14,13 +14,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scrollcase/archive_read.h"
 #include "scrollcase/file.h"
+#include "scrollcase/jobs.h"
+
+#include "jobs_internal.h"
 
 /* ---- the library table ------------------------------------------------ */
 
@@ -173,11 +178,36 @@ typedef struct lib_ref {
     int shipped;        /* 1: DT_SONAME, 0: DT_NEEDED */
 } lib_ref;
 
+/* One ELF file to read: its result, its open descriptor, and the answer of
+ * the read (an I/O error fails the audit; invalid ELF does not). */
+typedef struct job {
+    sc_cuda_binary *f;
+    int fd;
+    char *shown;    /* root/path, for messages */
+    sc_code rc;
+    sc_error err;
+} job;
+
+/* The readers: a bounded queue of jobs the walk fills and worker threads
+ * empty (QUEUE descriptors open at most, whatever the tree). */
+#define QUEUE 64
+typedef struct pool {
+    pthread_mutex_t lock;
+    pthread_cond_t not_empty, not_full;
+    job *ring[QUEUE];
+    size_t head, count;
+    int done;
+    pthread_t threads[SC_JOBS_MAX];
+    unsigned started;
+} pool;
+
 typedef struct walk_ctx {
     sc_cuda_binaries *r;
-    size_t file_cap;
+    job **jobs;        /* every ELF file, in walk order */
+    size_t njobs, cap;
     const char *root;
     sc_error *err;
+    pool *p;           /* NULL: read on the walking thread */
 } walk_ctx;
 
 static sc_code oom(sc_error *err, const char *path)
@@ -284,25 +314,80 @@ static sc_code audit_fd(int fd, const char *shown, sc_cuda_binary *f, sc_error *
     return SC_OK;
 }
 
-static sc_code add_file(walk_ctx *w, sc_cuda_binary **slot)
+static void run_job(job *j)
 {
-    sc_cuda_binaries *r = w->r;
-    if (r->file_count == w->file_cap) {
-        size_t cap = w->file_cap ? w->file_cap * 2 : 32;
-        sc_cuda_binary *n = cap > SIZE_MAX / sizeof *n ? NULL : realloc(r->files, cap * sizeof *n);
-        if (n == NULL)
-            return oom(w->err, w->root);
-        r->files = n;
-        w->file_cap = cap;
-    }
-    *slot = &r->files[r->file_count];
-    memset(*slot, 0, sizeof **slot);
-    return SC_OK;
+    sc_error_clear(&j->err);
+    j->rc = audit_fd(j->fd, j->shown, j->f, &j->err);
+    close(j->fd);
+    j->fd = -1;
 }
 
-/* Look at one regular file open as fd. */
-static sc_code visit(walk_ctx *w, int fd, const char *rel, const char *shown, uint64_t size)
+static void *worker(void *arg)
 {
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (p->count == 0 && !p->done)
+            pthread_cond_wait(&p->not_empty, &p->lock);
+        if (p->count == 0) {
+            pthread_mutex_unlock(&p->lock);
+            return NULL;
+        }
+        job *j = p->ring[p->head];
+        p->head = (p->head + 1) % QUEUE;
+        p->count--;
+        pthread_cond_signal(&p->not_full);
+        pthread_mutex_unlock(&p->lock);
+        run_job(j);
+    }
+}
+
+static void enqueue(pool *p, job *j)
+{
+    pthread_mutex_lock(&p->lock);
+    while (p->count == QUEUE)
+        pthread_cond_wait(&p->not_full, &p->lock);
+    p->ring[(p->head + p->count) % QUEUE] = j;
+    p->count++;
+    pthread_cond_signal(&p->not_empty);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Start up to n readers; p->started says how many did (0: read inline). */
+static void pool_start(pool *p, unsigned n)
+{
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->not_empty, NULL);
+    pthread_cond_init(&p->not_full, NULL);
+    for (unsigned i = 0; i < n && i < SC_JOBS_MAX; i++) {
+        if (sc_jobs_thread_start(&p->threads[i], worker, p) != 0)
+            break;
+        p->started++;
+    }
+}
+
+/* No more jobs: the readers finish the queue and end. */
+static void pool_finish(pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->done = 1;
+    pthread_cond_broadcast(&p->not_empty);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < p->started; i++)
+        pthread_join(p->threads[i], NULL);
+    pthread_cond_destroy(&p->not_full);
+    pthread_cond_destroy(&p->not_empty);
+    pthread_mutex_destroy(&p->lock);
+}
+
+/* Look at one regular file open as fd; the descriptor is the job's from
+ * here on (closed by run_job) when the file is ELF, else left to the
+ * caller. *taken says which. */
+static sc_code visit(walk_ctx *w, int fd, const char *rel, const char *shown, uint64_t size,
+                     int *taken)
+{
+    *taken = 0;
     w->r->regular_files++;
     unsigned char magic[4];
     ssize_t got;
@@ -313,16 +398,36 @@ static sc_code visit(walk_ctx *w, int fd, const char *rel, const char *shown, ui
         return sc_error_set(w->err, SC_E_IO, shown, "%s: cannot read: %s", shown, strerror(errno));
     if (!sc_elf_has_magic(magic, (size_t)got))
         return SC_OK;
-    sc_cuda_binary *f;
-    sc_code rc = add_file(w, &f);
-    if (rc != SC_OK)
-        return rc;
-    f->path = strdup(rel);
-    if (f->path == NULL)
+    if (w->njobs == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 32;
+        job **n = cap > SIZE_MAX / sizeof *n ? NULL : realloc(w->jobs, cap * sizeof *n);
+        if (n == NULL)
+            return oom(w->err, shown);
+        w->jobs = n;
+        w->cap = cap;
+    }
+    job *j = calloc(1, sizeof *j);
+    sc_cuda_binary *f = calloc(1, sizeof *f);
+    char *path = strdup(rel), *copy = strdup(shown);
+    if (j == NULL || f == NULL || path == NULL || copy == NULL) {
+        free(j);
+        free(f);
+        free(path);
+        free(copy);
         return oom(w->err, shown);
+    }
+    f->path = path;
     f->size = size;
-    w->r->file_count++; /* owned by r from here on, freed with it */
-    return audit_fd(fd, shown, f, w->err);
+    j->f = f;
+    j->fd = fd;
+    j->shown = copy;
+    w->jobs[w->njobs++] = j;
+    *taken = 1;
+    if (w->p != NULL && w->p->started > 0)
+        enqueue(w->p, j);
+    else
+        run_job(j);
+    return SC_OK;
 }
 
 static sc_code walk_fn(void *ctx, const sc_walk_entry *e, int *skip, sc_error *err)
@@ -339,11 +444,12 @@ static sc_code walk_fn(void *ctx, const sc_walk_entry *e, int *skip, sc_error *e
         return oom(err, w->root);
     }
     sc_code rc;
+    int taken = 0;
     if (fd < 0)
         rc = sc_error_set(err, SC_E_IO, shown, "%s: cannot open: %s", shown, strerror(errno));
     else
-        rc = visit(w, fd, e->path, shown, (uint64_t)e->st->st_size);
-    if (fd >= 0)
+        rc = visit(w, fd, e->path, shown, (uint64_t)e->st->st_size, &taken);
+    if (fd >= 0 && !taken)
         close(fd);
     free(shown);
     return rc;
@@ -459,31 +565,128 @@ static sc_code collect_libraries(sc_cuda_binaries *r, sc_error *err)
     return SC_OK;
 }
 
+/* A box archive (ZIP): extracted into a private temporary directory
+ * ($TMPDIR, else /tmp), audited there, removed whatever happened. */
+static sc_code audit_archive(const char *archive, unsigned jobs, sc_cuda_binaries *out,
+                             sc_error *err)
+{
+    sc_zip *z = NULL;
+    sc_code rc = sc_zip_open(archive, NULL, &z, err);
+    if (rc != SC_OK)
+        return rc;
+    const char *tmp = getenv("TMPDIR");
+    char *dir = sc_path_join(tmp != NULL && *tmp != '\0' ? tmp : "/tmp", "scrollcase-audit-XXXXXX");
+    if (dir == NULL) {
+        sc_zip_close(z);
+        return oom(err, archive);
+    }
+    if (mkdtemp(dir) == NULL) {
+        rc = sc_error_set(err, SC_E_IO, dir, "%s: cannot make a temporary directory: %s", dir,
+                          strerror(errno));
+        sc_zip_close(z);
+        free(dir);
+        return rc;
+    }
+    rc = sc_zip_extract_with(z, dir, jobs, err);
+    sc_zip_close(z);
+    if (rc == SC_OK)
+        rc = sc_cuda_binaries_audit_jobs(dir, jobs, out, err);
+    sc_error ignored;
+    sc_file_remove_tree(dir, &ignored);
+    free(dir);
+    return rc;
+}
+
+/* Move the jobs' results into r->files; the first I/O failure (in path
+ * order, whatever the number of readers) becomes the call's. */
+static sc_code gather(walk_ctx *w, sc_code rc, sc_error *err)
+{
+    sc_cuda_binaries *r = w->r;
+    const job *failed = NULL;
+    for (size_t i = 0; i < w->njobs; i++)
+        if (w->jobs[i]->rc != SC_OK &&
+            (failed == NULL || strcmp(w->jobs[i]->f->path, failed->f->path) < 0))
+            failed = w->jobs[i];
+    if (rc == SC_OK && failed != NULL) {
+        rc = failed->rc;
+        if (err != NULL)
+            *err = failed->err;
+    }
+    if (w->njobs > 0) {
+        r->files = calloc(w->njobs, sizeof *r->files);
+        if (r->files == NULL && rc == SC_OK)
+            rc = oom(err, w->root);
+    }
+    for (size_t i = 0; i < w->njobs; i++) {
+        job *j = w->jobs[i];
+        if (r->files != NULL) {
+            r->files[r->file_count++] = *j->f; /* owned by r from here on */
+        } else {
+            sc_cuda_binary *f = j->f;
+            free(f->path);
+            free(f->error);
+            sc_elf_info_free(&f->elf);
+            free(f->codes);
+        }
+        free(j->f);
+        free(j->shown);
+        free(j);
+    }
+    free(w->jobs);
+    w->jobs = NULL;
+    w->njobs = w->cap = 0;
+    return rc;
+}
+
 sc_code sc_cuda_binaries_audit(const char *root, sc_cuda_binaries *out, sc_error *err)
+{
+    return sc_cuda_binaries_audit_jobs(root, 0, out, err);
+}
+
+sc_code sc_cuda_binaries_audit_jobs(const char *root, unsigned jobs, sc_cuda_binaries *out,
+                                    sc_error *err)
 {
     if (root == NULL || out == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_cuda_binaries_audit: no root or no output");
     memset(out, 0, sizeof *out);
-    walk_ctx w = {out, 0, root, err};
+    walk_ctx w = {out, NULL, 0, 0, root, err, NULL};
     struct stat st;
     sc_code rc;
     if (stat(root, &st) != 0) { /* the root itself may be a link */
         rc = sc_error_set(err, SC_E_IO, root, "%s: cannot audit: %s", root, strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {
+        unsigned n = sc_jobs_resolve(jobs);
+        pool *p = n > 1 ? malloc(sizeof *p) : NULL;
+        if (p != NULL) {
+            pool_start(p, n);
+            w.p = p;
+        }
         rc = sc_file_walk(root, 0, walk_fn, &w, err);
+        if (p != NULL) {
+            pool_finish(p); /* every queued job is read before this returns */
+            free(p);
+        }
     } else if (S_ISREG(st.st_mode)) {
         int fd = open(root, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        unsigned char magic[4] = {0};
+        int taken = 0;
         if (fd < 0) {
             rc = sc_error_set(err, SC_E_IO, root, "%s: cannot open: %s", root, strerror(errno));
+        } else if (pread(fd, magic, sizeof magic, 0) == 4 && memcmp(magic, "PK\3\4", 4) == 0) {
+            close(fd);
+            return audit_archive(root, jobs, out, err); /* out is empty */
         } else {
             const char *slash = strrchr(root, '/');
-            rc = visit(&w, fd, slash != NULL ? slash + 1 : root, root, (uint64_t)st.st_size);
-            close(fd);
+            rc = visit(&w, fd, slash != NULL ? slash + 1 : root, root, (uint64_t)st.st_size,
+                       &taken);
+            if (!taken)
+                close(fd);
         }
     } else {
         rc = sc_error_set(err, SC_E_IO, root,
                           "%s: cannot audit: neither a directory nor a regular file", root);
     }
+    rc = gather(&w, rc, err);
     if (rc == SC_OK && out->file_count > 0)
         qsort(out->files, out->file_count, sizeof *out->files, file_cmp);
     for (size_t i = 0; rc == SC_OK && i < out->file_count; i++) {

@@ -663,6 +663,47 @@ static void test_audit_of_a_tree_lists_elf_files_codes_and_libraries(void)
     free(fat.p);
 }
 
+static void test_audit_report_does_not_depend_on_jobs(void)
+{
+    char *dir = sc_test_tmpdir();
+    buf fat = sample_fatbin();
+    char rel[64];
+    for (int i = 0; i < 150; i++) { /* more files than the queue holds */
+        const char *needs[] = {i % 3 ? "libcudart.so.13" : "libcudart.so.12", "libc.so.6"};
+        buf k = make_elf(i % 2 ? 64 : 32, i % 5 == 0, needs, 2, NULL, NULL, i % 4 ? &fat : NULL,
+                         NULL);
+        if (i % 7 == 0)
+            k.len = 30; /* unreadable */
+        snprintf(rel, sizeof rel, "d%d/x/lib%03d.so", i % 9, i);
+        sc_test_write(dir, rel, "");
+        write_bytes(dir, rel, &k);
+        free(k.p);
+    }
+    char *docs[3];
+    const unsigned jobs[3] = {1, 2, 8};
+    for (int i = 0; i < 3; i++) {
+        sc_cuda_binaries r;
+        sc_json *j = NULL;
+        size_t len;
+        CU_ASSERT_EQUAL_FATAL(sc_cuda_binaries_audit_jobs(dir, jobs[i], &r, NULL), SC_OK);
+        CU_ASSERT_EQUAL(r.file_count, 150);
+        CU_ASSERT_EQUAL(r.unreadable, 22);
+        unsigned majors[4];
+        CU_ASSERT_EQUAL(sc_cuda_binaries_majors(&r, majors, 4), 2);
+        CU_ASSERT_EQUAL_FATAL(sc_cuda_binaries_to_json(&r, "root", &j, NULL), SC_OK);
+        CU_ASSERT_EQUAL_FATAL(sc_json_write(j, &docs[i], &len, NULL), SC_OK);
+        sc_json_free(j);
+        sc_cuda_binaries_free(&r);
+    }
+    CU_ASSERT_STRING_EQUAL(docs[0], docs[1]);
+    CU_ASSERT_STRING_EQUAL(docs[0], docs[2]);
+    for (int i = 0; i < 3; i++)
+        free(docs[i]);
+    sc_test_rmtree(dir);
+    free(dir);
+    free(fat.p);
+}
+
 static void test_audit_of_a_cpu_tree_uses_no_cuda(void)
 {
     char *dir = sc_test_tmpdir();
@@ -715,6 +756,7 @@ void register_cuda_binaries_tests(void)
     SC_ADD_TEST(s, test_library_table_is_sorted_and_found_by_soname);
     SC_ADD_TEST(s, test_soname_major_of_own_major_libraries_is_not_a_cuda_major);
     SC_ADD_TEST(s, test_audit_of_a_tree_lists_elf_files_codes_and_libraries);
+    SC_ADD_TEST(s, test_audit_report_does_not_depend_on_jobs);
     SC_ADD_TEST(s, test_audit_of_a_cpu_tree_uses_no_cuda);
     SC_ADD_TEST(s, test_audit_of_a_missing_root_is_io_error);
 }

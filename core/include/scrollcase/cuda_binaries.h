@@ -133,11 +133,27 @@ typedef struct sc_cuda_binaries {
 
 /*
  * Audit root: a directory (a prefix, a payload, an extracted box), walked
- * whole, or one regular file.  On SC_OK *out is owned by the caller
- * (sc_cuda_binaries_free); on failure it is empty.  Codes: SC_E_IO (root
- * missing or unreadable, naming the path), SC_E_OUT_OF_MEMORY.
+ * whole; a box archive (a file starting with the ZIP magic "PK\3\4"),
+ * extracted (archive_read.h, its checks and limits) into a private
+ * temporary directory under $TMPDIR (else /tmp) that is removed again
+ * whatever happens, paths then being the archive's; or one other regular
+ * file.  root itself may be a symbolic link.  On SC_OK *out is owned by
+ * the caller (sc_cuda_binaries_free); on failure it is empty.  Codes:
+ * SC_E_IO (root missing or unreadable, naming the path),
+ * SC_E_OUT_OF_MEMORY, and for an archive the codes of sc_zip_open and
+ * sc_zip_extract (invalid-archive, unsafe-path, extraction-limit, ...).
  */
 sc_code sc_cuda_binaries_audit(const char *root, sc_cuda_binaries *out, sc_error *err);
+
+/*
+ * The same with the files read by `jobs` threads (jobs.h: 0 = every CPU of
+ * the affinity mask; sc_cuda_binaries_audit is jobs 0).  The walk stays on
+ * the calling thread and hands ELF files to the readers through a bounded
+ * queue (64 open descriptors at most).  The report, and the error when
+ * several files fail (the first in path order), do not depend on jobs.
+ */
+sc_code sc_cuda_binaries_audit_jobs(const char *root, unsigned jobs, sc_cuda_binaries *out,
+                                    sc_error *err);
 
 /* Free everything and zero r.  r may be NULL. */
 void sc_cuda_binaries_free(sc_cuda_binaries *r);
