@@ -57,7 +57,8 @@ typedef enum {
     M_COVERAGE_ARCH_SPECIFIC_AS_PLAIN,
     M_COVERAGE_FAMILY_AS_EXACT,
     M_COVERAGE_FAMILY_CROSSES_MAJOR,
-    M_COVERAGE_REFUSES_UNSEEN
+    M_COVERAGE_REFUSES_UNSEEN,
+    M_CUDA_ARCH_BYTE_ORDER
 } mutation;
 
 static const struct {
@@ -101,6 +102,7 @@ static const struct {
     {"coverage-family-as-exact", M_COVERAGE_FAMILY_AS_EXACT},
     {"coverage-family-crosses-major", M_COVERAGE_FAMILY_CROSSES_MAJOR},
     {"coverage-refuses-unseen", M_COVERAGE_REFUSES_UNSEEN},
+    {"cuda-arch-byte-order", M_CUDA_ARCH_BYTE_ORDER},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -615,6 +617,83 @@ static int zero_tolerance(const sc_adapter_ctx *ctx, sc_code *code, sc_json **ou
     return rc;
 }
 
+static int by_canonical_order(const void *a, const void *b)
+{
+    return sc_cuda_code_compare(a, b);
+}
+
+/* cudaBinaries' architecture lists ordered by their bytes (sm_100 before
+ * sm_90) instead of the canonical order of 19.8.  1 when each list of rec is
+ * strictly ascending under the order (byte: strcmp, else canonical). */
+static int arch_lists_sorted(const sc_json *rec, int bytes)
+{
+    static const char *const lists[] = {"cubins", "ptx"};
+    for (size_t l = 0; l < 2; l++) {
+        const sc_json *list = sc_json_get(rec, lists[l]);
+        const char *prev = NULL;
+        for (const sc_json *e = list != NULL ? list->child : NULL; e != NULL; e = e->next) {
+            const char *s = sc_json_cstr(e);
+            sc_cuda_code a, b;
+            if (s == NULL)
+                return 0;
+            if (prev != NULL &&
+                (bytes ? strcmp(prev, s) >= 0
+                       : !sc_cuda_code_parse(prev, &a) || !sc_cuda_code_parse(s, &b) ||
+                             sc_cuda_code_compare(&a, &b) >= 0))
+                return 0;
+            prev = s;
+        }
+    }
+    return 1;
+}
+
+/* The port refuses a canonical list that is not in byte order, and accepts a
+ * byte-ordered one (checked as if it were canonical). */
+static int arch_byte_order(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
+{
+    sc_doc_type type;
+    const char *type_name = NULL;
+    sc_json *doc = manifest_input(ctx, &type, &type_name);
+    sc_json *rec = member(doc, "cudaBinaries");
+    int rc = 0;
+    if (rec == NULL || rec->type != SC_JSON_OBJECT) {
+        sc_json_free(doc);
+        return 0;
+    }
+    int by_bytes = arch_lists_sorted(rec, 1), canonical = arch_lists_sorted(rec, 0);
+    if (*code == SC_OK && canonical && !by_bytes) {
+        sc_json_free(*output);
+        *output = NULL;
+        *code = SC_E_INVALID_MANIFEST;
+    } else if (*code == SC_E_INVALID_MANIFEST && by_bytes && !canonical) {
+        /* what the real check says once the lists are in its order */
+        static const char *const lists[] = {"cubins", "ptx"};
+        for (size_t l = 0; l < 2 && rc == 0; l++) {
+            sc_json *list = member(rec, lists[l]);
+            sc_cuda_code codes[128];
+            size_t n = 0;
+            for (sc_json *e = list != NULL ? list->child : NULL; e != NULL && n < 128;
+                 e = e->next)
+                if (sc_cuda_code_parse(sc_json_cstr(e), &codes[n]))
+                    n++;
+            if (list == NULL || n != list->length)
+                break; /* a name the real check refuses anyway */
+            qsort(codes, n, sizeof codes[0], by_canonical_order);
+            sc_json *sorted = sc_json_new_array();
+            for (size_t i = 0; sorted != NULL && i < n && rc == 0; i++) {
+                char name[16];
+                sc_cuda_code_name(&codes[i], name, sizeof name);
+                rc = sc_json_array_append(sorted, sc_json_new_string(name));
+            }
+            rc = rc != 0 || sorted == NULL ? -1 : sc_json_object_set(rec, lists[l], sorted);
+        }
+        if (rc == 0)
+            rc = recheck(doc, type, type_name, NULL, code, output);
+    }
+    sc_json_free(doc);
+    return rc;
+}
+
 /* ---- coverage mutations (suite 2.1.0): the port's wrong coverage rule is
  * expressed as a rewrite of the release's cudaBinaries under which the real
  * rule of 19.11 gives the port's answer, and the verdict is redone ------- */
@@ -654,11 +733,6 @@ static const char *port_arch(const char *name, char *out, size_t size)
     }
     sc_cuda_code_name(&code, out, size);
     return out;
-}
-
-static int by_canonical_order(const void *a, const void *b)
-{
-    return sc_cuda_code_compare(a, b);
 }
 
 static int coverage(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output)
@@ -996,6 +1070,8 @@ int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output
     case M_COVERAGE_FAMILY_CROSSES_MAJOR:
     case M_COVERAGE_REFUSES_UNSEEN:
         return coverage(ctx, code, output);
+    case M_CUDA_ARCH_BYTE_ORDER:
+        return arch_byte_order(ctx, code, output);
     }
     return 0;
 }
