@@ -10,17 +10,22 @@
  * first use like libcurl and libarchive (lazylib.c): it brings no shared
  * object but itself (its one dependency, zlib, is linked already).
  *
- * Guarantees (see elf_info.h): a file is opened with ELF_C_READ_MMAP, so
- * only the pages of what is read are touched: the ELF header, the section
- * header table, the section name table, the dynamic section and its string
- * table.  `.nv_fatbin` is located (offset, size, checked against the file's
- * size), never read here.  Every string is copied out before elf_end.
+ * Guarantees (see elf_info.h): a file is read with ELF_C_READ, libelf's
+ * pread mode, not mapped: only what is asked for is read (the ELF header,
+ * the section header table, the section name table, the dynamic section
+ * and its string table), and a file truncated while it is read is an
+ * error, never SIGBUS.  elf_rawfile is never called (for an unmapped file
+ * it reads the whole file); the one field read beside libelf, section 0's
+ * sh_size, is read on its own.  `.nv_fatbin` is located (offset, size,
+ * checked against the file's size), never read here.  Every string is
+ * copied out before elf_end.
  */
 #include "scrollcase/elf_info.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <libelf.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -76,7 +81,7 @@ static sc_code read_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const c
     /* First pass: count DT_NEEDED so the array is allocated once. */
     for (size_t i = 0; i < n; i++) {
         GElf_Dyn d;
-        if (gelf_getdyn(data, (int)i, &d) == NULL)
+        if (i > INT_MAX || gelf_getdyn(data, (int)i, &d) == NULL)
             return bad(err, name, "a dynamic entry cannot be read");
         if (d.d_tag == DT_NULL)
             break;
@@ -120,7 +125,34 @@ static sc_code read_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const c
     return SC_OK;
 }
 
-static sc_code read_elf(Elf *elf, uint64_t file_size, const char *name, sc_elf_info *out,
+/* Where the file's own bytes come from, for the one field read beside
+ * libelf (section 0's sh_size): pread, or the caller's buffer. */
+typedef struct source {
+    int (*read)(const struct source *s, uint64_t at, void *buf, size_t len);
+    int fd;
+    const unsigned char *bytes;
+    size_t len;
+} source;
+
+static int fd_read(const source *s, uint64_t at, void *buf, size_t len)
+{
+    ssize_t n;
+    do
+        n = pread(s->fd, buf, len, (off_t)at);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+static int mem_read(const source *s, uint64_t at, void *buf, size_t len)
+{
+    if (at > s->len || len > s->len - at)
+        return -1;
+    memcpy(buf, s->bytes + at, len);
+    return 0;
+}
+
+static sc_code read_elf(Elf *elf, const source *src, uint64_t file_size, const char *name,
+                        sc_elf_info *out,
                         sc_error *err)
 {
     if (elf == NULL)
@@ -145,17 +177,16 @@ static sc_code read_elf(Elf *elf, uint64_t file_size, const char *name, sc_elf_i
      * sections. */
     uint64_t declared = eh.e_shnum;
     if (declared == 0 && eh.e_shoff != 0) {
-        size_t raw_size = 0;
-        const unsigned char *raw = (const unsigned char *)elf_rawfile(elf, &raw_size);
         unsigned width = out->bits == 64 ? 8u : 4u;
         uint64_t at = eh.e_shoff + (out->bits == 64 ? 32u : 20u);
-        if (raw == NULL || eh.e_shoff > raw_size || at > raw_size || raw_size - at < width)
+        unsigned char raw[8];
+        if (eh.e_shoff > file_size || at > file_size || file_size - at < width ||
+            src->read(src, at, raw, width) != 0)
             return sc_error_set(err, SC_E_INVALID_ELF, name,
                                 "%s: the section header table lies past the end of the file",
                                 name);
         for (unsigned i = 0; i < width; i++) /* byte i of the field */
-            declared |= (uint64_t)raw[at + i]
-                        << (8 * (out->big_endian ? width - 1 - i : i));
+            declared |= (uint64_t)raw[i] << (8 * (out->big_endian ? width - 1 - i : i));
     }
     if (declared == 0)
         return SC_OK; /* no sections: nothing this reader looks at */
@@ -238,8 +269,9 @@ sc_code sc_elf_info_read_fd(int fd, const char *name, sc_elf_info *out, sc_error
         return sc_error_set(err, SC_E_IO, name, "%s: cannot read: %s", name, strerror(errno));
     if (!sc_elf_has_magic(magic, (size_t)got))
         return sc_error_set(err, SC_E_INVALID_ELF, name, "%s: not an ELF file", name);
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    rc = read_elf(elf, (uint64_t)st.st_size, name, out, err);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    source src = {fd_read, fd, NULL, 0};
+    rc = read_elf(elf, &src, (uint64_t)st.st_size, name, out, err);
     return finish(elf, rc, out);
 }
 
@@ -273,7 +305,8 @@ sc_code sc_elf_info_read_memory(const void *bytes, size_t len, const char *name,
         return oom(err, name);
     memcpy(copy, bytes, len);
     Elf *elf = elf_memory(copy, len);
-    rc = read_elf(elf, (uint64_t)len, name, out, err);
+    source src = {mem_read, -1, (const unsigned char *)bytes, len};
+    rc = read_elf(elf, &src, (uint64_t)len, name, out, err);
     rc = finish(elf, rc, out);
     free(copy);
     return rc;
