@@ -149,12 +149,28 @@ const sc_cuda_library_rule *sc_cuda_library_rule_find(const char *soname, unsign
         v = v * 10 + (unsigned long)(*d++ - '0');
     if (*d != '\0' && *d != '.')
         return NULL;
+    /* auditwheel renames a library it vendors into a wheel with 8 hex
+     * digits of its hash (libcudart-d0da41ae.so.11.0): the same library. */
+    char key[128];
+    if (stem_len >= sizeof key)
+        return NULL;
+    memcpy(key, soname, stem_len);
+    if (stem_len > 12 && key[stem_len - 12] == '-') {
+        size_t hex = 0;
+        while (hex < 8 && strchr("0123456789abcdef", key[stem_len - 11 + hex]) != NULL &&
+               key[stem_len - 11 + hex] != '\0')
+            hex++;
+        if (hex == 8) {
+            memmove(key + stem_len - 12, key + stem_len - 3, 3); /* ".so" */
+            stem_len -= 9;
+        }
+    }
     size_t lo = 0, hi = RULE_COUNT;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const char *stem = rules[mid].stem;
         size_t n = strlen(stem);
-        int c = memcmp(soname, stem, stem_len < n ? stem_len : n);
+        int c = memcmp(key, stem, stem_len < n ? stem_len : n);
         if (c == 0)
             c = stem_len < n ? -1 : stem_len > n ? 1 : 0;
         if (c == 0) {

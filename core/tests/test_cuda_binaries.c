@@ -565,6 +565,17 @@ static void test_library_table_is_sorted_and_found_by_soname(void)
     CU_ASSERT_PTR_NULL(sc_cuda_library_rule_find("libcudart_static.so.13", NULL));
     CU_ASSERT_PTR_NULL(sc_cuda_library_rule_find("libc.so.6", NULL));
     CU_ASSERT_PTR_NULL(sc_cuda_library_rule_find("libcudart.so.1x", NULL));
+    /* auditwheel's vendored names */
+    r = sc_cuda_library_rule_find("libcudart-d0da41ae.so.11.0", &major);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_STRING_EQUAL(r->stem, "libcudart.so");
+    CU_ASSERT_EQUAL(major, 11);
+    r = sc_cuda_library_rule_find("libcublasLt-5b3b2fb8.so.12", &major);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_STRING_EQUAL(r->stem, "libcublasLt.so");
+    CU_ASSERT_PTR_NULL(sc_cuda_library_rule_find("libcudart-d0da41a.so.12", NULL));
+    CU_ASSERT_PTR_NULL(sc_cuda_library_rule_find("libcudart-D0DA41AE.so.12", NULL));
+    CU_ASSERT_PTR_NULL(sc_cuda_library_rule_find("libcudart-d0da41aex.so.12", NULL));
 }
 
 static void test_soname_major_of_own_major_libraries_is_not_a_cuda_major(void)

@@ -74,8 +74,11 @@ const sc_cuda_library_rule *sc_cuda_library_rule_at(size_t i);
 /*
  * The rule for a soname ("libcublasLt.so.13", "libnvrtc-builtins.so.13.0",
  * "libcudart.so.11.0"): the stem must match exactly, followed by "." and a
- * decimal major (further ".N" allowed).  *major (may be NULL) gets that
- * major.  NULL when the soname is not in the table or has no major.
+ * decimal major (further ".N" allowed).  The name auditwheel gives a
+ * library it vendors into a wheel, 8 hex digits of its hash before ".so"
+ * ("libcudart-d0da41ae.so.11.0"), is the library's.  *major (may be NULL)
+ * gets that major.  NULL when the soname is not in the table or has no
+ * major.
  */
 const sc_cuda_library_rule *sc_cuda_library_rule_find(const char *soname, unsigned *major);
 
