@@ -505,9 +505,13 @@ static int cmd_audit_binaries(sc_cli_args *a)
     if (a->npositional > 2)
         return sc_cli_usage_error("unexpected argument %s", a->positional[2]);
     const char *root = a->positional[1];
+    unsigned jobs = 0;
+    int jrc = sc_cli_jobs(a, &jobs);
+    if (jrc != 0)
+        return jrc;
     sc_cuda_binaries r;
     sc_error err;
-    if (sc_cuda_binaries_audit(root, &r, &err) != SC_OK)
+    if (sc_cuda_binaries_audit_jobs(root, jobs, &r, &err) != SC_OK)
         return sc_cli_report(&err);
     int rc = 0;
     if (sc_cli_json()) {
@@ -580,7 +584,9 @@ const sc_cli_command sc_cli_audit_commands[] = {
      "with io-error when PATH cannot be read (or an archive's code, such as\n"
      "invalid-archive), 2 for a usage error.\n",
      SC_CLI_OPERANDS({"PATH", 1, 0, SC_COMPLETE_FILE}),
-     SC_CLI_OPTIONS({OPT_JSON, NULL}),
+     SC_CLI_OPTIONS({OPT_JOBS, "threads reading the files (default: every CPU this process "
+                               "may use); the report is the same for any N"},
+                    {OPT_JSON, NULL}),
      NULL, 0, cmd_audit_binaries, NULL},
     SC_CLI_END,
 };
