@@ -11,7 +11,7 @@ directory (default /usr/local/cuda/lib64, 2.4 GiB in CUDA 13.0) hard-linked
 into N copies of lib/ (default 2: about 5 GB), with the toolkit's symbolic
 links beside them as a real prefix has them.  Then, round after round, the
 order alternating: the audit of the prefix (`audit binaries PREFIX --json`)
-and one `readelf -d` process over the same regular ELF files (the audit does
+the same with --jobs 1, and one `readelf -d` process over the same regular ELF files (the audit does
 not follow links, so neither does the reference).  Both run warm (one
 unmeasured run of each first).  Prints a table of medians (wall and CPU
 seconds, from wait4), the ratio audit / readelf, and the same as one JSON
@@ -88,6 +88,7 @@ def main():
         prefix = os.path.join(work, "prefix")
         files, total = make_prefix(os.path.realpath(a.lib), prefix, a.copies)
         audit = [a.scrollcase, "audit", "binaries", prefix, "--json"]
+        audit1 = audit + ["--jobs", "1"]
         ref = [readelf, "-dW"] + files
         doc = json.loads(subprocess.run(audit, capture_output=True, check=True).stdout)
         if doc["elfFiles"] != len(files) or doc["unreadable"] != 0:
@@ -95,11 +96,12 @@ def main():
                                % (doc["elfFiles"], doc["unreadable"], len(files)))
         timed(audit)
         timed(ref)  # warm both
-        runs = {"audit": [], "readelf": []}
+        cmds = {"audit": audit, "audit1": audit1, "readelf": ref}
+        runs = {k: [] for k in cmds}
         for r in range(a.rounds):
-            order = ["audit", "readelf"] if r % 2 == 0 else ["readelf", "audit"]
+            order = list(cmds)[r % 3:] + list(cmds)[:r % 3]
             for name in order:
-                runs[name].append(timed(audit if name == "audit" else ref))
+                runs[name].append(timed(cmds[name]))
         med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
                for k, v in runs.items()}
         ratio = med["audit"][0] / med["readelf"][0] if med["readelf"][0] > 0 else 0.0
@@ -108,11 +110,15 @@ def main():
               % (len(files), total / 1e9, a.copies, a.lib, a.rounds))
         print("%-28s %10s %10s" % ("", "wall s", "cpu s"))
         print("%-28s %10.4f %10.4f" % ("scrollcase audit binaries", *med["audit"]))
+        print("%-28s %10.4f %10.4f" % ("  the same with --jobs 1", *med["audit1"]))
         print("%-28s %10.4f %10.4f" % ("readelf -dW (one process)", *med["readelf"]))
         print("ratio audit / readelf: wall %.3f, cpu %.3f" % (ratio, cpu_ratio))
         report = {
             "files": len(files), "bytes": total, "copies": a.copies, "rounds": a.rounds,
             "audit_wall_s": round(med["audit"][0], 6), "audit_cpu_s": round(med["audit"][1], 6),
+            "audit_jobs1_wall_s": round(med["audit1"][0], 6),
+            "audit_jobs1_cpu_s": round(med["audit1"][1], 6),
+            "cpus": len(os.sched_getaffinity(0)),
             "readelf_wall_s": round(med["readelf"][0], 6),
             "readelf_cpu_s": round(med["readelf"][1], 6),
             "ratio_wall": round(ratio, 4), "ratio_cpu": round(cpu_ratio, 4),
