@@ -768,7 +768,7 @@ static sc_code step_cuda_binaries(build_ctx *b, sc_error *err)
     progress(b, "cuda-binaries", b->payload_dir);
     sc_cuda_binaries audit;
     char *warning = NULL;
-    sc_code c = sc_cuda_binaries_audit(b->payload_dir, &audit, err);
+    sc_code c = sc_cuda_binaries_audit_jobs(b->payload_dir, b->o->jobs, &audit, err);
     if (c != SC_OK)
         return c;
     c = sc_gate_cuda_binaries(&audit, &b->s->target, sc_json_get(b->eff, "cuda"),
