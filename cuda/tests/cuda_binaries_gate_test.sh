@@ -9,9 +9,9 @@
 #              device code, no CUDA soname): cuda-binaries-missing, with and
 #              without --no-cuda-audit (which is the lock's, not this gate's)
 #   declared   the same with the scroll's run-time declaration: past the gate
-#   mismatch   a libcudart.so.12 (cc -shared -Wl,-soname) shipped, or needed
-#              by another file, in a cuda13.0 box: cuda-binaries-mismatch
-#              naming the file and the soname
+#   mismatch   a libcudart.so.12 (cc -shared -Wl,-soname) shipped, needed by
+#              another file, or vendored by auditwheel (libcudart-<hash>.so.12),
+#              in a cuda13.0 box: cuda-binaries-mismatch naming file and soname
 #   toolkit    the box's own four libraries, hard links to this host's CUDA
 #              toolkit: past the gate (the GPU gates come later)
 # and two small boxes that build all the way here:
@@ -47,6 +47,7 @@ so "$tmp/elf/libopenblas.so.0" libopenblas.so.0
 so "$tmp/elf/libcpu_gemm.so" libcpu_gemm.so -L"$tmp/elf" -Wl,--no-as-needed -l:libopenblas.so.0
 so "$tmp/elf/libcudart.so.12" libcudart.so.12
 so "$tmp/elf/libcudart.so.13" libcudart.so.13
+so "$tmp/elf/libcudart-d0da41ae.so.12" libcudart-d0da41ae.so.12 # as auditwheel vendors it
 so "$tmp/elf/libapp.so" libapp.so -L"$tmp/elf" -Wl,--no-as-needed -l:libcudart.so.12
 readelf -d "$tmp/elf/libapp.so" | grep -q 'NEEDED.*libcudart.so.12' ||
     { echo "FAIL setup: libapp.so does not need libcudart.so.12"; exit 1; }
@@ -115,6 +116,10 @@ need12=$(prefix need12 "$tmp/elf/libapp.so")
 check mismatch-needed 1 build "$need12"
 expect_in mismatch-needed-code "$tmp/err" "error[cuda-binaries-mismatch]"
 expect_in mismatch-needed-names-file "$tmp/err" "venv/lib/cuda/libapp.so needs libcudart.so.12"
+vend12=$(prefix vend12 "$tmp/elf/libcudart-d0da41ae.so.12")
+check mismatch-vendored 1 build "$vend12"
+expect_in mismatch-vendored-code "$tmp/err" "error[cuda-binaries-mismatch]"
+expect_in mismatch-vendored-names-file "$tmp/err" "ships libcudart-d0da41ae.so.12, a CUDA 12 library"
 
 # ---- toolkit: the demo box's own libraries pass the gate ------------------------------------
 libs=(libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcurand.so.10)
