@@ -18,6 +18,11 @@
  *   wrong; no crash, time linear in the headers read.
  * - Every string is copied out: the result owns its memory and does not
  *   refer to the file or buffer it came from.
+ * - Sections are what is read, not program headers: a file whose section
+ *   header table was removed (sstrip) is read as one with no dynamic
+ *   section and no `.nv_fatbin` (the dynamic loader would still follow its
+ *   PT_DYNAMIC).  Neither nvcc, the CUDA toolkit nor auditwheel writes such
+ *   files.
  */
 #ifndef SCROLLCASE_ELF_INFO_H
 #define SCROLLCASE_ELF_INFO_H
