@@ -64,7 +64,7 @@ build)
 download)
     os=$(uname -s | tr 'A-Z' 'a-z')
     arch=$(uname -m)
-    base=${SC_RELEASE_URL:-https://github.com/${GITHUB_ACTION_REPOSITORY:-suffro/scrollcase}/releases/download/conformance-v$version}
+    base=${SC_RELEASE_URL:-https://github.com/${GITHUB_ACTION_REPOSITORY:-scrollcase-c/scrollcase}/releases/download/conformance-v$version}
     rname=scrollcase-conform-$version-$os-$arch
     cname=scrollcase-conformance-corpus-$version
     dl=$work/download-$version
