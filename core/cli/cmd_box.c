@@ -166,12 +166,24 @@ static void print_report(const sc_json *report)
                (dh != NULL && dh->length != 0);
     if (!show)
         return;
-    char *text = NULL;
-    size_t len = 0;
-    sc_error err;
-    if (sc_json_write_compact(report, &text, &len, &err) == SC_OK) {
-        fprintf(stderr, "scrollcase: environment: %.*s\n", (int)len, text);
-        free(text);
+    /* for people: one summary line, then one line per variable listed */
+    const sc_json *rest = sc_json_get(report, "remainingVariableCount");
+    const sc_json *vars = sc_json_get(report, "variables");
+    size_t nvars = vars != NULL ? vars->length : 0;
+    fprintf(stderr, "scrollcase: environment: %zu from the release, %zu conflicting, %zu host "
+            "variable%s affecting execution; %zu listed, %zu more not listed\n",
+            rc != NULL ? (size_t)rc->number : 0, cc != NULL ? (size_t)cc->number : 0,
+            dh != NULL ? dh->length : 0, dh != NULL && dh->length == 1 ? "" : "s", nvars,
+            rest != NULL ? (size_t)rest->number : 0);
+    for (const sc_json *v = nvars > 0 ? vars->child : NULL; v != NULL; v = v->next) {
+        const char *name = sc_json_cstr(sc_json_get(v, "name"));
+        const char *value = sc_json_cstr(sc_json_get(v, "value"));
+        const char *source = sc_json_cstr(sc_json_get(v, "source"));
+        const sc_json *aff = sc_json_get(v, "executionAffecting");
+        const sc_json *conf = sc_json_get(v, "conflict");
+        fprintf(stderr, "  %s=%s  (from %s%s%s)\n", name ? name : "?", value ? value : "",
+                source ? source : "?", aff != NULL && aff->boolean ? ", affects execution" : "",
+                conf != NULL && conf->boolean ? ", conflicting values" : "");
     }
 }
 
@@ -603,6 +615,10 @@ static int cmd_run(sc_cli_args *a)
         }
     } else if ((rc = archive_path(a, &rel, &archive)) == 0 &&
                (rc = sc_cli_progress_open(&shown, a)) == 0) {
+        /* run --json: standard error carries the box's own output, so the
+         * progress events go only where --progress-fd asks for them */
+        if (shown.json_stderr)
+            shown.quiet = 1;
         sc_box_run_options o;
         memset(&o, 0, sizeof o);
         o.tmpdir = sc_cli_value(a, OPT_TMPDIR);
@@ -624,7 +640,8 @@ static int cmd_run(sc_cli_args *a)
         stdout_back(saved);
         sc_cli_progress_close(&shown);
     }
-    print_report(res.environment_report);
+    if (!sc_cli_json()) /* --json: the document's environmentReport */
+        print_report(res.environment_report);
     if (rc == 0 && c != SC_OK) {
         rc = sc_cli_report(&err);
     } else if (rc == 0) {

@@ -123,6 +123,30 @@ check run-temporary 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
     --temporary-directory "$tmp/runs" -- "a b" c
 expect_in run-args "$tmp/out" "args:--default a b c home:model-cache"
 expect run-temporary-cleaned test -z "$(ls -A "$tmp/runs")"
+# run --json: standard output is the document; standard error is the box's
+# own output (its standard output too) and no progress event, unless
+# --progress-fd asks for the events (then they go there, and only there)
+check run-json 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
+    --temporary-directory "$tmp/runs" --json -- j
+expect_in run-json-document "$tmp/out" '"exitCode": 5'
+expect_in run-json-box-output "$tmp/err" "args:--default j"
+expect_not_in run-json-no-events "$tmp/err" '"event"'
+expect run-json-stderr-is-the-box test "$(wc -l <"$tmp/err")" = 1
+check run-json-progress-fd 5 bash -c '"$@" 3>"$0"' "$tmp/events" "$sc" run "$rel" --trust "$trust" \
+    --archive "$zip" --temporary-directory "$tmp/runs" --json --progress-fd 3 -- j
+expect_in run-json-progress-fd-events "$tmp/events" '"event":"progress"'
+expect_in run-json-progress-fd-box-output "$tmp/err" "args:--default j"
+expect_not_in run-json-progress-fd-stderr-clean "$tmp/err" '"event"'
+# the environment report for people: a summary line and one line per variable
+check run-env-report 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
+    --temporary-directory "$tmp/runs" --env-report -- e
+expect_in run-env-report-summary "$tmp/err" "scrollcase: environment: 1 from the release,"
+expect_in run-env-report-variable "$tmp/err" "  HF_HOME=model-cache  (from release)"
+expect_not_in run-env-report-no-raw-json "$tmp/err" '{"mode"'
+check run-env-report-json 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
+    --temporary-directory "$tmp/runs" --env-report --json -- e
+expect_in run-env-report-json-document "$tmp/out" '"mode": "full"'
+expect_not_in run-env-report-json-not-on-stderr "$tmp/err" "scrollcase: environment"
 check run-prepared 5 "$sc" run "$rel" --trust "$trust" --prepared "$tmp/boxes/one" --env HF_HOME=mine -- x
 expect_in run-prepared-args "$tmp/out" "args:--default x home:model-cache cwd:$tmp/boxes/one"
 bash -c '"$@"; echo "status $?" >"'"$tmp"'/sig"' _ "$sc" run "$rel" --trust "$trust" --archive "$zip" \
