@@ -68,6 +68,8 @@ typedef enum opt_id {
     O_REPORT_JUNIT,
     O_REPORT_TAP,
     O_REPORT_GITHUB,
+    O_REPORT_HTML,
+    O_COMPARE,
     O_LIST,
     O_ALLOW_EMPTY,
     O_QUIET,
@@ -122,6 +124,11 @@ static const opt options[] = {
      "write a TAP version 13 report to FILE (- for stdout)"},
     {O_REPORT_GITHUB, "--report-github", NULL, "FILE", "file", NULL, 0,
      "write GitHub workflow annotations (::error file=...) to FILE (- for stdout)"},
+    {O_REPORT_HTML, "--report-html", NULL, "FILE", "file", NULL, 0,
+     "write a self-contained HTML report (one static page, no network) to FILE"},
+    {O_COMPARE, "--compare", NULL, "REPORT", "file", NULL, 1,
+     "with --report-html: instead of running, put the runs of these JSON reports "
+     "side by side (repeatable; pass rates by area, what newly fails or passes)"},
     {O_LIST, "--list", NULL, NULL, "none", NULL, 0,
      "print the selected cases (area/id) and exit"},
     {O_ALLOW_EMPTY, "--allow-empty", NULL, NULL, "none", NULL, 0,
@@ -849,10 +856,49 @@ static void crash(sc_case *c, const char *fmt, ...)
     c->crashed = 1;
 }
 
+/* Outputs larger than this are kept in the reports as their size only. */
+#define GOT_MAX_BYTES (64 * 1024)
+
+/* Keep what a case that did not pass answered, for the reports. */
+static void keep_answer(sc_case *c, answer kind, const sc_json *out, const char *code,
+                        const char *reason)
+{
+    sc_json_free(c->got);
+    c->got = NULL;
+    if (c->status == SC_ST_PASS)
+        return;
+    sc_json *o = cf_json_must(sc_json_new_object());
+    if (kind == ANS_OUTPUT) {
+        char *text = NULL;
+        size_t len = 0;
+        if (sc_json_write_compact(out, &text, &len, NULL) == SC_OK && len <= GOT_MAX_BYTES)
+            cf_json_put(o, "output", sc_json_copy(out));
+        else
+            cf_json_put(o, "outputSizeBytes", sc_json_new_number((double)len));
+        free(text);
+    } else {
+        const char *s = kind == ANS_ERROR ? code : reason;
+        char *clean = sc_utf8_sanitize(s, strlen(s), 0);
+        cf_json_put(o, kind == ANS_ERROR ? "error" : "unsupported", sc_json_new_string(clean));
+        free(clean);
+    }
+    c->got = o;
+}
+
+static void decide_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
+                          const char *code, const char *reason);
+
 /* Judge a clean answer: out is the output object (ANS_OUTPUT), the code
  * string's holder (ANS_ERROR: code), or NULL (ANS_UNSUPPORTED: reason). */
 static void judge_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
                          const char *code, const char *reason)
+{
+    decide_answer(r, c, kind, out, code, reason);
+    keep_answer(c, kind, out, code, reason);
+}
+
+static void decide_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
+                          const char *code, const char *reason)
 {
     int acceptable = strcmp(c->kind, "acceptable") == 0;
     if (kind == ANS_UNSUPPORTED) {
@@ -1614,7 +1660,9 @@ int main(int argc, char **argv)
     run.jobs = 2;
     const char *adapter = NULL, *corpus = NULL, *xfail = NULL, *mode = "auto";
     const char *report_json = NULL, *report_junit = NULL, *report_tap = NULL,
-               *report_github = NULL;
+               *report_github = NULL, *report_html = NULL;
+    const char **compare = NULL; /* --compare REPORT... */
+    size_t ncompare = 0;
     const char **words = NULL; /* --adapter-arg and the argv after -- */
     size_t nwords = 0;
     int list = 0;
@@ -1664,6 +1712,8 @@ int main(int argc, char **argv)
         case O_REPORT_JUNIT: report_junit = v; break;
         case O_REPORT_TAP: report_tap = v; break;
         case O_REPORT_GITHUB: report_github = v; break;
+        case O_REPORT_HTML: report_html = v; break;
+        case O_COMPARE: append(&compare, &ncompare, v); break;
         case O_LIST: list = 1; break;
         case O_ALLOW_EMPTY: run.allow_empty = 1; break;
         case O_QUIET: run.quiet = 1; break;
@@ -1692,6 +1742,21 @@ int main(int argc, char **argv)
                   "(--adapter-arg ARG... or after --), not both");
     if (nwords > 0 && words[0][0] == '\0')
         die_setup("the adapter's argv starts with an empty word");
+
+    if (ncompare > 0) {
+        if (report_html == NULL)
+            die_setup("--compare needs --report-html FILE (the page it writes)");
+        if (report_json != NULL || report_junit != NULL || report_tap != NULL ||
+            report_github != NULL || list || adapter != NULL || nwords > 0)
+            die_setup("--compare runs nothing: give it --report-html only");
+        int crc = sc_report_html_compare(compare, ncompare, report_html);
+        free(compare);
+        free(words);
+        free(run.areas);
+        free(run.case_globs);
+        return crc == 0 ? 0 : EXIT_SETUP;
+    }
+    free(compare);
 
     if (corpus == NULL)
         corpus = getenv("SCROLLCASE_CORPUS");
@@ -1803,6 +1868,8 @@ int main(int argc, char **argv)
     if (report_tap != NULL && sc_report_tap(&run, report_tap) != 0)
         rc = EXIT_SETUP;
     if (report_github != NULL && sc_report_github(&run, report_github) != 0)
+        rc = EXIT_SETUP;
+    if (report_html != NULL && sc_report_html(&run, report_html) != 0)
         rc = EXIT_SETUP;
 
     sc_tally t;
