@@ -230,6 +230,25 @@ def consumer(env, ws, release, archive, trust):
         note("verify json exit", r.returncode == 0, r.stderr)
         check_json("verify json", r.stderr, ("hash",))
 
+        # verify --self-test reads the archive once: one "hash" step, whose
+        # extraction is the self-test's (not a verify's hash, a prepare's
+        # hash and a re-hash of a fresh archive)
+        r = subprocess.run([sc, "verify", release, "--trust", trust, "--self-test", "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws)
+        note("verify --self-test json exit", r.returncode == 0 and
+             json.loads(r.stdout).get("selfTest") is True, r.stderr[-2000:])
+        events = [json.loads(l) for l in r.stderr.splitlines() if l.startswith("{")]
+        hash_starts = [e for e in events if e["event"] == "progress" and e["step"] == "hash"
+                       and not e["finished"] and e["bytesDone"] == 0 and e["filesDone"] == 0]
+        hash_ends = [e for e in events if e["event"] == "progress" and e["step"] == "hash"
+                     and e["finished"]]
+        note("verify --self-test hashes the archive once", len(hash_starts) == 1 and
+             len(hash_ends) == 1 and hash_ends[0]["bytesDone"] == os.path.getsize(archive),
+             json.dumps(hash_starts + hash_ends))
+        note("verify --self-test extracts and runs", any(e.get("step") == "extract" and
+             e.get("finished") for e in events) and any(e.get("step") == "self-test" and
+             e.get("finished") for e in events), json.dumps(events[-5:]))
+
         for argv in (prepare(5, "--quiet"),
                      [sc, "verify", release, "--trust", trust, "--quiet"],
                      [sc, "verify", release, "--trust", trust, "--extracted", dest(1), "-q"]):
