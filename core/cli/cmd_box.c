@@ -201,7 +201,7 @@ static void print_receipt(const sc_receipt *r, int json)
     sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "assets", "%zu required", r->required_asset_count);
     sc_cli_show_receipt_signed_by(r);
     char size[64];
-    sc_progress_human_size(r->archive_size, size, sizeof size);
+    sc_progress_short_size(r->archive_size, size, sizeof size);
     sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s, %s", r->archive_sha256, size);
     sc_cli_show_installed(r);
     print_report(r->environment_report);
@@ -247,15 +247,16 @@ static void archive_step(sc_cli_progress *shown, const char *step, const char *a
 {
     char real[64], signed_size[64], sizes[160], detail[4096];
     struct stat st;
-    sc_progress_human_size(rel->archive_size, signed_size, sizeof signed_size);
+    sc_progress_short_size(rel->archive_size, signed_size, sizeof signed_size);
     if (stat(archive, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(sizes, sizeof sizes, "the release signs %s", signed_size);
+    } else if ((uint64_t)st.st_size == rel->archive_size) {
+        sc_progress_short_size((uint64_t)st.st_size, sizes, sizeof sizes);
     } else {
+        /* sizes that differ may round alike: here the exact counts tell */
         sc_progress_human_size((uint64_t)st.st_size, real, sizeof real);
-        if ((uint64_t)st.st_size == rel->archive_size)
-            snprintf(sizes, sizeof sizes, "%s", real);
-        else
-            snprintf(sizes, sizeof sizes, "%s; the release signs %s", real, signed_size);
+        sc_progress_human_size(rel->archive_size, signed_size, sizeof signed_size);
+        snprintf(sizes, sizeof sizes, "%s; the release signs %s", real, signed_size);
     }
     snprintf(detail, sizeof detail, "%s (%s)%s%s", archive, sizes, dest ? " into " : "",
              dest ? dest : "");

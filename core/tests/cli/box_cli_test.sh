@@ -79,8 +79,9 @@ expect_in prepare-line "$tmp/out" "prepared $tmp/boxes/one"
 zip_size=$(stat -c %s "$zip")
 installed=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["installedSizeBytes"])' "$tmp/release.json")
 expect prepare-sizes-over-1-kib test "$zip_size" -ge 1024 -a "$installed" -ge 1024
-expect_in prepare-archive-size "$tmp/out" "$(sha256sum "$zip" | cut -d' ' -f1), $(human_size "$zip_size")"
-expect_in prepare-installed-size "$tmp/out" "installed  $(human_size "$installed")"
+expect_in prepare-archive-size "$tmp/out" "$(sha256sum "$zip" | cut -d' ' -f1), $(short_size "$zip_size")"
+expect_in prepare-installed-size "$tmp/out" "installed  $(short_size "$installed")"
+expect_not_in prepare-no-exact-bytes "$tmp/out" "bytes)"
 expect prepare-tree test -x "$tmp/boxes/one/venv/bin/python"
 check prepare-existing 1 "$sc" prepare "$rel" "$tmp/boxes/one" --trust "$trust" --archive "$zip"
 expect_in prepare-existing-code "$tmp/err" "error[existing-destination]"
