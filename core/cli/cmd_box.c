@@ -170,10 +170,14 @@ static void print_report(const sc_json *report)
     const sc_json *rest = sc_json_get(report, "remainingVariableCount");
     const sc_json *vars = sc_json_get(report, "variables");
     size_t nvars = vars != NULL ? vars->length : 0;
-    fprintf(stderr, "scrollcase: environment: %zu from the release, %zu conflicting, %zu host "
-            "variable%s affecting execution; %zu listed, %zu more not listed\n",
-            rc != NULL ? (size_t)rc->number : 0, cc != NULL ? (size_t)cc->number : 0,
-            dh != NULL ? dh->length : 0, dh != NULL && dh->length == 1 ? "" : "s", nvars,
+    fprintf(stderr, "scrollcase: environment: %zu from the release",
+            rc != NULL ? (size_t)rc->number : 0);
+    if (cc != NULL && cc->number != 0)
+        fprintf(stderr, ", %zu conflicting", (size_t)cc->number);
+    for (const sc_json *d = dh != NULL ? dh->child : NULL; d != NULL; d = d->next)
+        fprintf(stderr, "%s%s", d == dh->child ? ", affecting execution from the host: " : " ",
+                sc_json_cstr(d) ? sc_json_cstr(d) : "?");
+    fprintf(stderr, "; %zu listed below, %zu more not listed\n", nvars,
             rest != NULL ? (size_t)rest->number : 0);
     for (const sc_json *v = nvars > 0 ? vars->child : NULL; v != NULL; v = v->next) {
         const char *name = sc_json_cstr(sc_json_get(v, "name"));

@@ -119,7 +119,9 @@ static void took_text(double s, char *buf, size_t size)
 {
     if (s < 0)
         s = 0;
-    if (s < 9.95)
+    if (s < 0.995)
+        snprintf(buf, size, "%.2f s", s);
+    else if (s < 9.95)
         snprintf(buf, size, "%.1f s", s);
     else if (s < 59.5)
         snprintf(buf, size, "%.0f s", s);
@@ -295,11 +297,20 @@ static void finished_text(const sc_cli_step_state *s, double t, char *buf, size_
         sc_progress_short_size(s->bytes_total, total, sizeof total);
         add_part(buf, size, total);
     }
+    size_t n = strlen(buf);
+    double elapsed = t - s->started;
+    if (!is_process(s) && n > 0 && elapsed >= 0.25 &&
+        (s->first_count < 0 || t - s->first_count < 0.1 * elapsed)) {
+        /* it counted nothing until its very end (a hash beside an
+         * extraction reports only when it is waited for): it ended within
+         * that time, and no rate can be told */
+        snprintf(buf + n, size - n, " within %s", took);
+        return;
+    }
     double rate = is_process(s) ? 0 : step_rate(s, t);
     char r[32] = "";
     if (rate > 0)
         sc_progress_short_size((uint64_t)rate, r, sizeof r);
-    size_t n = strlen(buf);
     snprintf(buf + n, size - n, "%s in %s%s%s%s", n ? "" : "done", took, r[0] ? " (" : "", r,
              r[0] ? "/s)" : "");
 }
@@ -447,7 +458,7 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e)
         snprintf(s->first_item, sizeof s->first_item, "%s", item);
         s->item_constant = 1;
         s->started = t;
-        s->last_machine = s->last_plain = -1;
+        s->last_machine = s->last_plain = s->first_count = -1;
         starts = 1;
     }
     if (item[0]) {
@@ -455,6 +466,8 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e)
             s->item_constant = 0;
         snprintf(s->item, sizeof s->item, "%s", item);
     }
+    if (s->first_count < 0 && (e->bytes_done > 0 || e->files_done > 0 || e->elapsed_ms > 0))
+        s->first_count = t;
     s->bytes_done = e->bytes_done;
     s->bytes_total = e->bytes_total;
     s->files_done = e->files_done;

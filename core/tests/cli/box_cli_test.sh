@@ -141,7 +141,7 @@ expect_not_in run-json-progress-fd-stderr-clean "$tmp/err" '"event"'
 # the environment report for people: a summary line and one line per variable
 check run-env-report 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
     --temporary-directory "$tmp/runs" --env-report -- e
-expect_in run-env-report-summary "$tmp/err" "scrollcase: environment: 1 from the release,"
+expect_in run-env-report-summary "$tmp/err" "scrollcase: environment: 1 from the release; "
 expect_in run-env-report-variable "$tmp/err" "  HF_HOME=model-cache  (from release)"
 expect_not_in run-env-report-no-raw-json "$tmp/err" '{"mode"'
 check run-env-report-json 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \

@@ -93,9 +93,10 @@ def on_pty(args, env, cwd):
 BUILD_STEPS = ("copy", "digest", "self-test", "recheck", "archive", "download")
 PREPARE_STEPS = ("hash", "extract")
 # the one line a step leaves: "scrollcase: <step>[ <item>]: [N files, ][SIZE ]in T[ (RATE/s)]"
+# ("within T" for a step that counted nothing until its end: a hash beside an extraction)
 DONE = re.compile(r"^scrollcase: (?P<step>[a-z-]+)(?: (?P<item>[^:]*))?: "
                   r"(?:(?P<files>\d+) (?:files?|runs?))?(?:, )?(?P<size>\d+ B|\d+\.\d [KMGTPE]iB)? ?"
-                  r"(?:done )?in (?P<took>\d+\.\d s|\d+ s|\d+:\d\d)(?: \((?P<rate>[^)]*)/s\))?$")
+                  r"(?:done )?(?:within|in) (?P<took>\d+\.\d+ s|\d+ s|\d+:\d\d)(?: \((?P<rate>[^)]*)/s\))?$")
 
 
 def short_size(n):

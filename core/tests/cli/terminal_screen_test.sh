@@ -64,7 +64,7 @@ screen prepare "" "$sc" prepare "$rel" "$tmp/dest" --trust "$trust" --archive "$
 expect_in prepare-exit "$tmp/prepare.done" "exit 0"
 human_only prepare
 one_line prepare "^scrollcase: preparing: .*demo-box.zip \\($size\\) into "
-one_line prepare "^scrollcase: hash demo-box.zip: $size in [0-9.]+ s"
+one_line prepare "^scrollcase: hash demo-box.zip: $size (in|within) [0-9.]+ s"
 one_line prepare "^scrollcase: extract: [0-9]+ files, [0-9.]+ (B|KiB|MiB) in [0-9.]+ s"
 one_line prepare "^prepared $tmp/dest\$"
 one_line prepare "^  archive +[0-9a-f]{64}, $size\$"
@@ -73,7 +73,7 @@ expect prepare-coloured grep -q $'\e\\[1m\e\\[32mhash' "$tmp/prepare.escapes"
 screen nocolour "NO_COLOR=1" "$sc" prepare "$rel" "$tmp/dest2" --trust "$trust" --archive "$zip"
 expect_in nocolour-exit "$tmp/nocolour.done" "exit 0"
 human_only nocolour
-one_line nocolour "^scrollcase: hash demo-box.zip: $size in "
+one_line nocolour "^scrollcase: hash demo-box.zip: $size (in|within) "
 expect nocolour-no-colour bash -c "! grep -q \$'\\e\\\\[[0-9;]*m' '$tmp/nocolour.escapes'"
 
 screen selftest "" "$sc" verify "$rel" --trust "$trust" --archive "$zip" --self-test
@@ -87,7 +87,7 @@ one_line selftest "^ok demo-box 1.0.0 linux-x86_64-cpu: .*self-test passed\$"
 screen run "-i PATH=/usr/bin:/bin" "$sc" run "$rel" --trust "$trust" --archive "$zip" --env-report -- one two
 expect_in run-exit "$tmp/run.done" "exit 0"
 human_only run
-one_line run "^scrollcase: environment: [0-9]+ from the release, "
+one_line run "^scrollcase: environment: [0-9]+ from the release; [0-9]+ listed below, [0-9]+ more not listed\$"
 one_line run "^  PATH=<masked>  \\(from host\\)\$"
 one_line run "^hello from the demo box: one two\$"
 
