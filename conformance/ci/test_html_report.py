@@ -264,6 +264,13 @@ def single_run(tmp, corpus, adapter):
     note("codes side by side", codes and "reject with invalid-json" in by(codes[0], "pre", class_="want")[0].text()
          and "reject with invalid-target" in by(codes[0], "pre", class_="got")[0].text())
 
+    raw = by(dom, data_id="stdout-not-json")
+    note("raw stdout of a non-answer", raw and "no answer of the protocol" in raw[0].text() and
+         "done" in by(raw[0], "pre", class_="raw")[0].text(), raw and raw[0].text()[:400])
+    case = [c for c in rep["cases"] if c["id"] == "stdout-not-json"]
+    note("raw stdout in the JSON report", case and case[0]["got"] == {"stdout": "done\n"},
+         case and case[0].get("got"))
+
     # filters: by default every case that did not pass; by the fragment
     cards = [n for n in by(dom) if "data-id" in n.attrs]
     note("every case has a card", len(cards) == len(rep["cases"]), len(cards))

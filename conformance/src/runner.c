@@ -888,6 +888,24 @@ static void keep_answer(sc_case *c, answer kind, const sc_json *out, const char 
 static void decide_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
                           const char *code, const char *reason);
 
+/* Keep what an adapter wrote when it was no answer of the protocol (stdout
+ * that is not the object it should be, a persistent response line): its
+ * first 4 KiB, as valid UTF-8, for the reports. */
+static void keep_raw(sc_case *c, const char *bytes, size_t len)
+{
+    const size_t max = 4096;
+    sc_json_free(c->got);
+    sc_buf b = {0};
+    sc_buf_add(&b, bytes != NULL ? bytes : "", len < max ? len : max);
+    if (len > max)
+        sc_buf_printf(&b, "\n[... %zu bytes left out ...]", len - max);
+    char *clean = sc_utf8_sanitize(b.data ? b.data : "", b.len, 0);
+    sc_buf_free(&b);
+    c->got = cf_json_must(sc_json_new_object());
+    cf_json_put(c->got, "stdout", cf_json_must(sc_json_new_string(clean)));
+    free(clean);
+}
+
 /* Judge a clean answer: out is the output object (ANS_OUTPUT), the code
  * string's holder (ANS_ERROR: code), or NULL (ANS_UNSUPPORTED: reason). */
 static void judge_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
@@ -1010,11 +1028,13 @@ static void judge_process(const sc_run *r, sc_case *c, const sc_proc *p)
     if (sc_json_parse(p->out.data ? p->out.data : "", p->out.len, &out, &err) != SC_OK) {
         set_result(c, SC_ST_FAIL, "stdout (exit status %d) is not one JSON value: %s",
                    c->exit_code, err.message);
+        keep_raw(c, p->out.data, p->out.len);
         return;
     }
     if (out->type != SC_JSON_OBJECT) {
         set_result(c, SC_ST_FAIL, "stdout (exit status %d) is a JSON %s, not an object",
                    c->exit_code, sc_json_type_name(out));
+        keep_raw(c, p->out.data, p->out.len);
         sc_json_free(out);
         return;
     }
@@ -1022,17 +1042,19 @@ static void judge_process(const sc_run *r, sc_case *c, const sc_proc *p)
         judge_answer(r, c, ANS_OUTPUT, out, NULL, NULL);
     } else if (c->exit_code == SC_PROTO_EXIT_REJECTED) {
         const char *code = only_string(out, "error");
-        if (code == NULL)
+        if (code == NULL) {
             set_result(c, SC_ST_FAIL,
                        "exit status 1, but stdout is not {\"error\": \"<code>\"}");
-        else
+            keep_raw(c, p->out.data, p->out.len);
+        } else
             judge_answer(r, c, ANS_ERROR, NULL, code, NULL);
     } else {
         const char *why = only_string(out, "unsupported");
-        if (why == NULL)
+        if (why == NULL) {
             set_result(c, SC_ST_FAIL, "exit status 77, but stdout is not "
                                       "{\"unsupported\": \"<reason>\"}");
-        else
+            keep_raw(c, p->out.data, p->out.len);
+        } else
             judge_answer(r, c, ANS_UNSUPPORTED, NULL, NULL, why);
     }
     sc_json_free(out);
@@ -1050,6 +1072,7 @@ static int judge_response(const sc_run *r, sc_case *c, const char *line, size_t 
     if (sc_json_parse(line, len, &doc, &err) != SC_OK) {
         crash(c, "the persistent adapter's response is not one JSON value: %s",
               err.message);
+        keep_raw(c, line, len);
         return -1;
     }
     uint64_t got = 0;
@@ -1079,6 +1102,8 @@ static int judge_response(const sc_run *r, sc_case *c, const char *line, size_t 
     } else {
         judge_answer(r, c, ANS_UNSUPPORTED, NULL, NULL, why);
     }
+    if (rc != 0 || (output != NULL && output->type != SC_JSON_OBJECT))
+        keep_raw(c, line, len);
     sc_json_free(doc);
     return rc;
 }
