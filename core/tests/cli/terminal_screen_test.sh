@@ -76,6 +76,15 @@ human_only nocolour
 one_line nocolour "^scrollcase: hash demo-box.zip: $size (in|within) "
 expect nocolour-no-colour bash -c "! grep -q \$'\\e\\\\[[0-9;]*m' '$tmp/nocolour.escapes'"
 
+# a failure: the error line stays, under the steps, and nothing of the live area
+cp "$zip" "$tmp/bad.zip"
+printf 'X' | dd of="$tmp/bad.zip" bs=1 seek=100 conv=notrunc status=none
+screen failure "" "$sc" prepare "$rel" "$tmp/dest3" --trust "$trust" --archive "$tmp/bad.zip"
+expect_in failure-exit "$tmp/failure.done" "exit 1"
+human_only failure
+one_line failure "^scrollcase: error\\[archive-(hash|changed)\\]: "
+expect failure-error-last bash -c "sed '/^\$/d' '$tmp/failure.screen' | tail -n 3 | grep -q 'error\\['"
+
 screen selftest "" "$sc" verify "$rel" --trust "$trust" --archive "$zip" --self-test
 expect_in selftest-exit "$tmp/selftest.done" "exit 0"
 human_only selftest
