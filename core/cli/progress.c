@@ -500,8 +500,8 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e)
         return;
     }
     /* not a terminal: a line only for a step that runs long */
-    if (t - s->started >= SC_CLI_PLAIN_EVERY && t - s->last_plain >= SC_CLI_PLAIN_EVERY &&
-        (s->last_plain >= 0 || t - s->started >= SC_CLI_PLAIN_EVERY)) {
+    if (t - s->started >= SC_CLI_PLAIN_EVERY &&
+        (s->last_plain < 0 || t - s->last_plain >= SC_CLI_PLAIN_EVERY)) {
         s->last_plain = t;
         running_text(s, t, 0, rest, sizeof rest);
         compose(p, "scrollcase: ", "", s->step, s->item, rest, line, sizeof line);
