@@ -30,7 +30,24 @@ install(FILES ${SC_ALL_PUBLIC_HEADERS}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/scrollcase COMPONENT development)
 
 # pkg-config: the shared library by default; --static adds what the static
-# one needs.
+# one needs.  The paths are relative to the file itself (${pcfiledir}), so
+# `cmake --install build --prefix /any/where` gives a file that works there;
+# only a libdir or includedir given as an absolute path stays absolute.
+set(SC_PC_PREFIX "\${pcfiledir}")
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(SC_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  set(SC_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+  file(RELATIVE_PATH _sc_pc_up "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+  string(REGEX REPLACE "/$" "" _sc_pc_up "${_sc_pc_up}")
+  string(APPEND SC_PC_PREFIX "/${_sc_pc_up}")
+  set(SC_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(SC_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(SC_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/scrollcase.pc.in
                ${CMAKE_BINARY_DIR}/scrollcase.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/scrollcase.pc

@@ -23,7 +23,8 @@
 #                     suite version; file:// works, for tests)
 #   SC_CORPUS         a corpus directory (overrides the one that comes with
 #                     the runner)
-#   SC_REPORT_JSON, SC_REPORT_JUNIT, SC_REPORT_TAP   report paths (optional)
+#   SC_REPORT_JSON, SC_REPORT_JUNIT, SC_REPORT_TAP, SC_REPORT_HTML
+#                     report paths (optional)
 #   SC_ALLOW_EMPTY    true: a selection that runs nothing passes
 #   SC_EXTRA_ARGS     more runner options, shell-split (e.g. "--jobs 4")
 #   SC_WORK           where runners and corpora are put (default: RUNNER_TEMP
@@ -64,7 +65,7 @@ build)
 download)
     os=$(uname -s | tr 'A-Z' 'a-z')
     arch=$(uname -m)
-    base=${SC_RELEASE_URL:-https://github.com/${GITHUB_ACTION_REPOSITORY:-suffro/scrollcase}/releases/download/conformance-v$version}
+    base=${SC_RELEASE_URL:-https://github.com/${GITHUB_ACTION_REPOSITORY:-scrollcase-c/scrollcase}/releases/download/conformance-v$version}
     rname=scrollcase-conform-$version-$os-$arch
     cname=scrollcase-conformance-corpus-$version
     dl=$work/download-$version
@@ -98,12 +99,13 @@ done
 [ -z "${SC_REPORT_JSON:-}" ] || args+=(--report-json "$SC_REPORT_JSON")
 [ -z "${SC_REPORT_JUNIT:-}" ] || args+=(--report-junit "$SC_REPORT_JUNIT")
 [ -z "${SC_REPORT_TAP:-}" ] || args+=(--report-tap "$SC_REPORT_TAP")
+[ -z "${SC_REPORT_HTML:-}" ] || args+=(--report-html "$SC_REPORT_HTML")
 [ "${SC_ALLOW_EMPTY:-false}" != true ] || args+=(--allow-empty)
 [ "${GITHUB_ACTIONS:-}" != true ] || args+=(--report-github -)
 if [ -n "${SC_EXTRA_ARGS:-}" ]; then
     while IFS= read -r -d '' w; do args+=("$w"); done < <(split "$SC_EXTRA_ARGS"; printf '\0')
 fi
-for d in "${SC_REPORT_JSON:-}" "${SC_REPORT_JUNIT:-}" "${SC_REPORT_TAP:-}"; do
+for d in "${SC_REPORT_JSON:-}" "${SC_REPORT_JUNIT:-}" "${SC_REPORT_TAP:-}" "${SC_REPORT_HTML:-}"; do
     [ -z "$d" ] || mkdir -p "$(dirname "$d")"
 done
 

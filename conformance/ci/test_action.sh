@@ -29,13 +29,15 @@ act() { # NAME [VAR=VALUE...]: run the action's script in a clean environment
 
 # build mode, adapter path with a space (shell-style quoting), three reports
 act build SC_ADAPTER="python3 '$t/dir with space/adapter.py'" SC_AREAS="target,json" \
-    SC_REPORT_JSON="$t/r/report.json" SC_REPORT_JUNIT="$t/r/junit.xml" SC_REPORT_TAP="$t/r/r.tap"
+    SC_REPORT_JSON="$t/r/report.json" SC_REPORT_JUNIT="$t/r/junit.xml" SC_REPORT_TAP="$t/r/r.tap" \
+    SC_REPORT_HTML="$t/r/page/report.html"
 [ "$rc" -eq 0 ] || { cat "$t/build.out" "$t/build.err" >&2; fail "build mode: exit $rc"; }
 grep -q '^exit-status=0$' "$t/build.output" || fail "no exit-status output"
 n=$(($(ls -d "$root"/golden/target/*/ | wc -l) + $(ls -d "$root"/golden/json/*/ | wc -l)))
 grep -q "^::notice title=scrollcase conformance::$n passed, 0 failed, 0 skipped\$" "$t/build.out" ||
     fail "no summary annotation: $(tail -3 "$t/build.out")"
-for f in report.json junit.xml r.tap; do [ -s "$t/r/$f" ] || fail "report $f missing"; done
+for f in report.json junit.xml r.tap page/report.html; do [ -s "$t/r/$f" ] || fail "report $f missing"; done
+grep -q 'id="sc-data"' "$t/r/page/report.html" || fail "report.html is not the report page"
 python3 - "$t/r/report.json" "$t/dir with space/adapter.py" "$n" <<'PY' || fail "report content"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -383,6 +383,7 @@ void sc_corpus_free(sc_corpus *c)
         free(x->inputs);
         free(x->reason);
         free(x->stderr_excerpt);
+        sc_json_free(x->got);
     }
     free(c->cases);
     c->cases = NULL;

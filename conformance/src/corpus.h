@@ -63,6 +63,9 @@ typedef struct sc_case {
     double end_ms;
     double duration_ms;
     char *stderr_excerpt;
+    sc_json *got; /* what the adapter answered when the case did not pass:
+                     {"output": ...}, {"error": code} or {"unsupported": why};
+                     NULL for a pass or no clean answer (owned) */
 } sc_case;
 
 typedef struct sc_corpus {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runner.h"
@@ -52,7 +53,14 @@ static sc_json *tally_json(const sc_tally *t)
     return o;
 }
 
-int sc_report_json(const sc_run *r, const char *path)
+/* What the case expected, as its case.json says (expect), or NULL. */
+static sc_json *expected_json(const sc_case *c)
+{
+    const sc_json *e = c->doc != NULL ? sc_json_get(c->doc, "expect") : NULL;
+    return e != NULL ? sc_json_copy(e) : sc_json_new_null();
+}
+
+sc_json *sc_report_document(const sc_run *r)
 {
     sc_json *root = cf_json_must(sc_json_new_object());
     cf_json_put(root, "suite_version", text(r->suite_version));
@@ -83,6 +91,12 @@ int sc_report_json(const sc_run *r, const char *path)
     sc_tally_range(r, 0, r->nselected, &t);
     cf_json_put(root, "summary", tally_json(&t));
     cf_json_put(root, "duration_ms", sc_json_new_number((double)(long long)r->wall_ms));
+    char when[32] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm) != NULL)
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cf_json_put(root, "finished_at", sc_json_new_string(when));
     cf_json_put(root, "warnings", strings((const char *const *)r->warnings, r->nwarnings));
 
     sc_json *cases = cf_json_must(sc_json_new_array());
@@ -103,9 +117,28 @@ int sc_report_json(const sc_run *r, const char *path)
         cf_json_put(o, "crashed", sc_json_new_bool(c->crashed));
         cf_json_put(o, "duration_ms", sc_json_new_number((double)(long long)c->duration_ms));
         cf_json_put(o, "stderr", text(c->stderr_excerpt ? c->stderr_excerpt : ""));
+        sc_buf where = {0};
+        sc_buf_printf(&where, "%s/%s/case.json", c->area, c->dirname);
+        cf_json_put(o, "case_json", text(where.data));
+        sc_buf_free(&where);
+        const sc_json *title = c->doc != NULL ? sc_json_get(c->doc, "title") : NULL;
+        cf_json_put(o, "title", text(sc_json_cstr(title)));
+        const sc_json *rules = c->doc != NULL ? sc_json_get(c->doc, "rules") : NULL;
+        if (rules != NULL)
+            cf_json_put(o, "rules", sc_json_copy(rules));
+        if (c->status != SC_ST_PASS) {
+            cf_json_put(o, "expected", expected_json(c));
+            cf_json_put(o, "got", c->got != NULL ? sc_json_copy(c->got) : sc_json_new_null());
+        }
         cf_json_push(cases, o);
     }
     cf_json_put(root, "cases", cases);
+    return root;
+}
+
+int sc_report_json(const sc_run *r, const char *path)
+{
+    sc_json *root = sc_report_document(r);
 
     sc_error err;
     sc_error_clear(&err);

@@ -68,6 +68,8 @@ typedef enum opt_id {
     O_REPORT_JUNIT,
     O_REPORT_TAP,
     O_REPORT_GITHUB,
+    O_REPORT_HTML,
+    O_COMPARE,
     O_LIST,
     O_ALLOW_EMPTY,
     O_QUIET,
@@ -122,6 +124,11 @@ static const opt options[] = {
      "write a TAP version 13 report to FILE (- for stdout)"},
     {O_REPORT_GITHUB, "--report-github", NULL, "FILE", "file", NULL, 0,
      "write GitHub workflow annotations (::error file=...) to FILE (- for stdout)"},
+    {O_REPORT_HTML, "--report-html", NULL, "FILE", "file", NULL, 0,
+     "write a self-contained HTML report (one static page, no network) to FILE"},
+    {O_COMPARE, "--compare", NULL, "REPORT", "file", NULL, 1,
+     "with --report-html: instead of running, put the runs of these JSON reports "
+     "side by side (repeatable; pass rates by area, what newly fails or passes)"},
     {O_LIST, "--list", NULL, NULL, "none", NULL, 0,
      "print the selected cases (area/id) and exit"},
     {O_ALLOW_EMPTY, "--allow-empty", NULL, NULL, "none", NULL, 0,
@@ -849,10 +856,67 @@ static void crash(sc_case *c, const char *fmt, ...)
     c->crashed = 1;
 }
 
+/* Outputs larger than this are kept in the reports as their size only. */
+#define GOT_MAX_BYTES (64 * 1024)
+
+/* Keep what a case that did not pass answered, for the reports. */
+static void keep_answer(sc_case *c, answer kind, const sc_json *out, const char *code,
+                        const char *reason)
+{
+    sc_json_free(c->got);
+    c->got = NULL;
+    if (c->status == SC_ST_PASS)
+        return;
+    sc_json *o = cf_json_must(sc_json_new_object());
+    if (kind == ANS_OUTPUT) {
+        char *text = NULL;
+        size_t len = 0;
+        if (sc_json_write_compact(out, &text, &len, NULL) == SC_OK && len <= GOT_MAX_BYTES)
+            cf_json_put(o, "output", sc_json_copy(out));
+        else
+            cf_json_put(o, "outputSizeBytes", sc_json_new_number((double)len));
+        free(text);
+    } else {
+        const char *s = kind == ANS_ERROR ? code : reason;
+        char *clean = sc_utf8_sanitize(s, strlen(s), 0);
+        cf_json_put(o, kind == ANS_ERROR ? "error" : "unsupported", sc_json_new_string(clean));
+        free(clean);
+    }
+    c->got = o;
+}
+
+static void decide_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
+                          const char *code, const char *reason);
+
+/* Keep what an adapter wrote when it was no answer of the protocol (stdout
+ * that is not the object it should be, a persistent response line): its
+ * first 4 KiB, as valid UTF-8, for the reports. */
+static void keep_raw(sc_case *c, const char *bytes, size_t len)
+{
+    const size_t max = 4096;
+    sc_json_free(c->got);
+    sc_buf b = {0};
+    sc_buf_add(&b, bytes != NULL ? bytes : "", len < max ? len : max);
+    if (len > max)
+        sc_buf_printf(&b, "\n[... %zu bytes left out ...]", len - max);
+    char *clean = sc_utf8_sanitize(b.data ? b.data : "", b.len, 0);
+    sc_buf_free(&b);
+    c->got = cf_json_must(sc_json_new_object());
+    cf_json_put(c->got, "stdout", cf_json_must(sc_json_new_string(clean)));
+    free(clean);
+}
+
 /* Judge a clean answer: out is the output object (ANS_OUTPUT), the code
  * string's holder (ANS_ERROR: code), or NULL (ANS_UNSUPPORTED: reason). */
 static void judge_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
                          const char *code, const char *reason)
+{
+    decide_answer(r, c, kind, out, code, reason);
+    keep_answer(c, kind, out, code, reason);
+}
+
+static void decide_answer(const sc_run *r, sc_case *c, answer kind, const sc_json *out,
+                          const char *code, const char *reason)
 {
     int acceptable = strcmp(c->kind, "acceptable") == 0;
     if (kind == ANS_UNSUPPORTED) {
@@ -964,11 +1028,13 @@ static void judge_process(const sc_run *r, sc_case *c, const sc_proc *p)
     if (sc_json_parse(p->out.data ? p->out.data : "", p->out.len, &out, &err) != SC_OK) {
         set_result(c, SC_ST_FAIL, "stdout (exit status %d) is not one JSON value: %s",
                    c->exit_code, err.message);
+        keep_raw(c, p->out.data, p->out.len);
         return;
     }
     if (out->type != SC_JSON_OBJECT) {
         set_result(c, SC_ST_FAIL, "stdout (exit status %d) is a JSON %s, not an object",
                    c->exit_code, sc_json_type_name(out));
+        keep_raw(c, p->out.data, p->out.len);
         sc_json_free(out);
         return;
     }
@@ -976,17 +1042,19 @@ static void judge_process(const sc_run *r, sc_case *c, const sc_proc *p)
         judge_answer(r, c, ANS_OUTPUT, out, NULL, NULL);
     } else if (c->exit_code == SC_PROTO_EXIT_REJECTED) {
         const char *code = only_string(out, "error");
-        if (code == NULL)
+        if (code == NULL) {
             set_result(c, SC_ST_FAIL,
                        "exit status 1, but stdout is not {\"error\": \"<code>\"}");
-        else
+            keep_raw(c, p->out.data, p->out.len);
+        } else
             judge_answer(r, c, ANS_ERROR, NULL, code, NULL);
     } else {
         const char *why = only_string(out, "unsupported");
-        if (why == NULL)
+        if (why == NULL) {
             set_result(c, SC_ST_FAIL, "exit status 77, but stdout is not "
                                       "{\"unsupported\": \"<reason>\"}");
-        else
+            keep_raw(c, p->out.data, p->out.len);
+        } else
             judge_answer(r, c, ANS_UNSUPPORTED, NULL, NULL, why);
     }
     sc_json_free(out);
@@ -1004,6 +1072,7 @@ static int judge_response(const sc_run *r, sc_case *c, const char *line, size_t 
     if (sc_json_parse(line, len, &doc, &err) != SC_OK) {
         crash(c, "the persistent adapter's response is not one JSON value: %s",
               err.message);
+        keep_raw(c, line, len);
         return -1;
     }
     uint64_t got = 0;
@@ -1033,6 +1102,8 @@ static int judge_response(const sc_run *r, sc_case *c, const char *line, size_t 
     } else {
         judge_answer(r, c, ANS_UNSUPPORTED, NULL, NULL, why);
     }
+    if (rc != 0 || (output != NULL && output->type != SC_JSON_OBJECT))
+        keep_raw(c, line, len);
     sc_json_free(doc);
     return rc;
 }
@@ -1614,7 +1685,9 @@ int main(int argc, char **argv)
     run.jobs = 2;
     const char *adapter = NULL, *corpus = NULL, *xfail = NULL, *mode = "auto";
     const char *report_json = NULL, *report_junit = NULL, *report_tap = NULL,
-               *report_github = NULL;
+               *report_github = NULL, *report_html = NULL;
+    const char **compare = NULL; /* --compare REPORT... */
+    size_t ncompare = 0;
     const char **words = NULL; /* --adapter-arg and the argv after -- */
     size_t nwords = 0;
     int list = 0;
@@ -1664,6 +1737,8 @@ int main(int argc, char **argv)
         case O_REPORT_JUNIT: report_junit = v; break;
         case O_REPORT_TAP: report_tap = v; break;
         case O_REPORT_GITHUB: report_github = v; break;
+        case O_REPORT_HTML: report_html = v; break;
+        case O_COMPARE: append(&compare, &ncompare, v); break;
         case O_LIST: list = 1; break;
         case O_ALLOW_EMPTY: run.allow_empty = 1; break;
         case O_QUIET: run.quiet = 1; break;
@@ -1692,6 +1767,21 @@ int main(int argc, char **argv)
                   "(--adapter-arg ARG... or after --), not both");
     if (nwords > 0 && words[0][0] == '\0')
         die_setup("the adapter's argv starts with an empty word");
+
+    if (ncompare > 0) {
+        if (report_html == NULL)
+            die_setup("--compare needs --report-html FILE (the page it writes)");
+        if (report_json != NULL || report_junit != NULL || report_tap != NULL ||
+            report_github != NULL || list || adapter != NULL || nwords > 0)
+            die_setup("--compare runs nothing: give it --report-html only");
+        int crc = sc_report_html_compare(compare, ncompare, report_html);
+        free(compare);
+        free(words);
+        free(run.areas);
+        free(run.case_globs);
+        return crc == 0 ? 0 : EXIT_SETUP;
+    }
+    free(compare);
 
     if (corpus == NULL)
         corpus = getenv("SCROLLCASE_CORPUS");
@@ -1803,6 +1893,8 @@ int main(int argc, char **argv)
     if (report_tap != NULL && sc_report_tap(&run, report_tap) != 0)
         rc = EXIT_SETUP;
     if (report_github != NULL && sc_report_github(&run, report_github) != 0)
+        rc = EXIT_SETUP;
+    if (report_html != NULL && sc_report_html(&run, report_html) != 0)
         rc = EXIT_SETUP;
 
     sc_tally t;

@@ -62,12 +62,23 @@ typedef struct sc_tally {
 /* Count the statuses of cases [from, to) of the selection. */
 void sc_tally_range(const sc_run *r, size_t from, size_t to, sc_tally *t);
 
+/* The JSON report as a tree (the caller frees it): what --report-json
+ * writes and what --report-html renders. */
+sc_json *sc_report_document(const sc_run *r);
+
 /* Write the machine-readable reports; return 0, or -1 after a message.
  * For TAP and GitHub annotations the path "-" means stdout. */
 int sc_report_json(const sc_run *r, const char *path);
 int sc_report_junit(const sc_run *r, const char *path);
 int sc_report_tap(const sc_run *r, const char *path);
 int sc_report_github(const sc_run *r, const char *path);
+
+/* The HTML report (report_html.c): one self-contained page for this run, or
+ * for the JSON reports named (several runs side by side: the pass rate of
+ * each area in each run, what changed between two runs of one
+ * implementation).  Return 0, or -1 after a message. */
+int sc_report_html(const sc_run *r, const char *path);
+int sc_report_html_compare(const char *const *reports, size_t n, const char *path);
 
 #ifdef __cplusplus
 }

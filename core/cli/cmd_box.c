@@ -166,12 +166,28 @@ static void print_report(const sc_json *report)
                (dh != NULL && dh->length != 0);
     if (!show)
         return;
-    char *text = NULL;
-    size_t len = 0;
-    sc_error err;
-    if (sc_json_write_compact(report, &text, &len, &err) == SC_OK) {
-        fprintf(stderr, "scrollcase: environment: %.*s\n", (int)len, text);
-        free(text);
+    /* for people: one summary line, then one line per variable listed */
+    const sc_json *rest = sc_json_get(report, "remainingVariableCount");
+    const sc_json *vars = sc_json_get(report, "variables");
+    size_t nvars = vars != NULL ? vars->length : 0;
+    fprintf(stderr, "scrollcase: environment: %zu from the release",
+            rc != NULL ? (size_t)rc->number : 0);
+    if (cc != NULL && cc->number != 0)
+        fprintf(stderr, ", %zu conflicting", (size_t)cc->number);
+    for (const sc_json *d = dh != NULL ? dh->child : NULL; d != NULL; d = d->next)
+        fprintf(stderr, "%s%s", d == dh->child ? ", affecting execution from the host: " : " ",
+                sc_json_cstr(d) ? sc_json_cstr(d) : "?");
+    fprintf(stderr, "; %zu listed below, %zu more not listed\n", nvars,
+            rest != NULL ? (size_t)rest->number : 0);
+    for (const sc_json *v = nvars > 0 ? vars->child : NULL; v != NULL; v = v->next) {
+        const char *name = sc_json_cstr(sc_json_get(v, "name"));
+        const char *value = sc_json_cstr(sc_json_get(v, "value"));
+        const char *source = sc_json_cstr(sc_json_get(v, "source"));
+        const sc_json *aff = sc_json_get(v, "executionAffecting");
+        const sc_json *conf = sc_json_get(v, "conflict");
+        fprintf(stderr, "  %s=%s  (from %s%s%s)\n", name ? name : "?", value ? value : "",
+                source ? source : "?", aff != NULL && aff->boolean ? ", affects execution" : "",
+                conf != NULL && conf->boolean ? ", conflicting values" : "");
     }
 }
 
@@ -189,7 +205,7 @@ static void print_receipt(const sc_receipt *r, int json)
     sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "assets", "%zu required", r->required_asset_count);
     sc_cli_show_receipt_signed_by(r);
     char size[64];
-    sc_progress_human_size(r->archive_size, size, sizeof size);
+    sc_progress_short_size(r->archive_size, size, sizeof size);
     sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s, %s", r->archive_sha256, size);
     sc_cli_show_installed(r);
     print_report(r->environment_report);
@@ -235,15 +251,16 @@ static void archive_step(sc_cli_progress *shown, const char *step, const char *a
 {
     char real[64], signed_size[64], sizes[160], detail[4096];
     struct stat st;
-    sc_progress_human_size(rel->archive_size, signed_size, sizeof signed_size);
+    sc_progress_short_size(rel->archive_size, signed_size, sizeof signed_size);
     if (stat(archive, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(sizes, sizeof sizes, "the release signs %s", signed_size);
+    } else if ((uint64_t)st.st_size == rel->archive_size) {
+        sc_progress_short_size((uint64_t)st.st_size, sizes, sizeof sizes);
     } else {
+        /* sizes that differ may round alike: here the exact counts tell */
         sc_progress_human_size((uint64_t)st.st_size, real, sizeof real);
-        if ((uint64_t)st.st_size == rel->archive_size)
-            snprintf(sizes, sizeof sizes, "%s", real);
-        else
-            snprintf(sizes, sizeof sizes, "%s; the release signs %s", real, signed_size);
+        sc_progress_human_size(rel->archive_size, signed_size, sizeof signed_size);
+        snprintf(sizes, sizeof sizes, "%s; the release signs %s", real, signed_size);
     }
     snprintf(detail, sizeof detail, "%s (%s)%s%s", archive, sizes, dest ? " into " : "",
              dest ? dest : "");
@@ -334,21 +351,21 @@ static int cmd_verify(sc_cli_args *a)
         goto done;
     archive_step(&shown, "checking", archive, NULL, &rel);
     sc_box_report rep;
-    if (sc_box_verify_with(&rel, archive, &bo, &rep, &err) != SC_OK) {
-        rc = report_after(&shown, &err);
-        free(archive);
-        goto done;
-    }
     int self_test = (sc_cli_has(a, OPT_SELF_TEST)) != 0;
     if (self_test) {
+        /* one read of the archive: the self-test's extraction verifies it */
         sc_box_prepare_signal_cleanup();
         sc_cli_progress_step(&shown, "self-test", rel.target_id);
-        if (sc_box_self_test_with(&rel, archive, sc_cli_value(a, OPT_TMPDIR), NULL, &bo, &err) !=
-            SC_OK) {
+        if (sc_box_verify_self_test_with(&rel, archive, sc_cli_value(a, OPT_TMPDIR), NULL, &bo,
+                                         &rep, &err) != SC_OK) {
             rc = report_after(&shown, &err);
             free(archive);
             goto done;
         }
+    } else if (sc_box_verify_with(&rel, archive, &bo, &rep, &err) != SC_OK) {
+        rc = report_after(&shown, &err);
+        free(archive);
+        goto done;
     }
     sc_audit_report audit;
     memset(&audit, 0, sizeof audit);
@@ -603,6 +620,10 @@ static int cmd_run(sc_cli_args *a)
         }
     } else if ((rc = archive_path(a, &rel, &archive)) == 0 &&
                (rc = sc_cli_progress_open(&shown, a)) == 0) {
+        /* run --json: standard error carries the box's own output, so the
+         * progress events go only where --progress-fd asks for them */
+        if (shown.json_stderr)
+            shown.quiet = 1;
         sc_box_run_options o;
         memset(&o, 0, sizeof o);
         o.tmpdir = sc_cli_value(a, OPT_TMPDIR);
@@ -624,7 +645,8 @@ static int cmd_run(sc_cli_args *a)
         stdout_back(saved);
         sc_cli_progress_close(&shown);
     }
-    print_report(res.environment_report);
+    if (!sc_cli_json()) /* --json: the document's environmentReport */
+        print_report(res.environment_report);
     if (rc == 0 && c != SC_OK) {
         rc = sc_cli_report(&err);
     } else if (rc == 0) {

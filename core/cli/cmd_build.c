@@ -168,6 +168,7 @@ static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
         o.transfer_ctx = progress_shown;
         sc_build_result r;
         if (sc_build(&o, &r, &err) != SC_OK) {
+            sc_cli_progress_break(progress_shown); /* the error below the steps, not in them */
             rc = sc_cli_report(&err);
         } else if (all != NULL) {
             if (sc_json_array_append(all, result_json(&r)) != 0) {

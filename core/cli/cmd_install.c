@@ -103,7 +103,7 @@ static int cmd_install(sc_cli_args *a)
             sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "channel", "%s", r.channel_url);
         sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "release", "%s", r.release_url);
         char size[64];
-        sc_progress_human_size(p->archive_size, size, sizeof size);
+        sc_progress_short_size(p->archive_size, size, sizeof size);
         sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "archive", "%s, %s, cached at %s", r.archive_url,
                           size, r.archive_path);
         sc_cli_show_receipt_signed_by(p);

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * progress.h (cli) — how the scrollcase command shows a long step's
- * progress (the library's events, scrollcase/progress.h, and its step lines).
+ * progress.h (cli) — how the scrollcase command shows long steps (the
+ * library's events, scrollcase/progress.h, and its step lines).
  *
  *   --quiet            nothing
- *   --json             one JSON line per event on stderr
+ *   --json             one JSON line per event on stderr (exact bytes)
  *   --progress-fd N    one JSON line per event on file descriptor N (and
  *                      the people's form on stderr as without it)
- *   stderr a terminal  a live bar with rate and ETA, redrawn in place
- *   otherwise          plain lines, at most one a second per step, and the last
+ *   stderr a terminal  one live area at the bottom: a line per step that
+ *                      is running (concurrent steps each on their own
+ *                      line), redrawn in place; a finished step leaves it
+ *                      and is printed above it as one line with its totals
+ *   otherwise          one line per step when it ends, with its totals (a
+ *   (or TERM=dumb)     step still running after SC_CLI_PLAIN_EVERY seconds
+ *                      adds a line that often, so a CI log shows it is alive)
  *
- * Sizes for people carry the exact byte count.  Colour only on a terminal,
- * and never with NO_COLOR set or TERM=dumb.
+ * Sizes for people are in binary units only ("6.3 MiB"); exact byte counts
+ * are for --json.  Colour only on a terminal, and never with NO_COLOR set
+ * or TERM=dumb.
  */
 #ifndef SC_CLI_PROGRESS_H
 #define SC_CLI_PROGRESS_H
@@ -22,12 +28,28 @@
 #include "args.h"
 #include "scrollcase/progress.h"
 
+/* Steps running at once that get a line of their own. */
+#define SC_CLI_LIVE_MAX 8
+/* Seconds between the lines of a long step when stderr is not a terminal. */
+#define SC_CLI_PLAIN_EVERY 10.0
+
+typedef struct sc_cli_step_state {
+    char step[32];
+    char item[256];       /* the latest item */
+    char first_item[256]; /* the item of its first event */
+    int item_constant;    /* every event so far named first_item */
+    double first_count;   /* when an event first counted something (-1: none) */
+    uint64_t bytes_done, bytes_total, files_done, files_total, elapsed_ms, limit_ms;
+    double started, last_machine, last_plain;
+} sc_cli_step_state;
+
 typedef struct sc_cli_progress {
-    int quiet, bar, colour, json_stderr;
+    int quiet, live, colour, json_stderr;
     FILE *machine;        /* JSON lines go here, or NULL */
-    double started, last_shown, last_machine;
-    size_t bar_width;     /* characters of the bar line drawn, 0: none open */
-    char step[32];        /* the step of the open bar / last line */
+    sc_cli_step_state steps[SC_CLI_LIVE_MAX];
+    size_t nsteps;        /* steps running */
+    size_t drawn;         /* lines of the live area on the screen */
+    double last_draw;
 } sc_cli_progress;
 
 /* From --quiet, --progress-fd, --json and the terminal; 0 or the usage status. */
@@ -39,10 +61,11 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e);
 /* A step line ("scrollcase: <step>: <detail>"), or its JSON event. */
 void sc_cli_progress_step(sc_cli_progress *p, const char *step, const char *detail);
 
-/* End an open bar line (before an error line, say). */
+/* Clear the live area (before an error line, say); steps still running
+ * are forgotten. */
 void sc_cli_progress_break(sc_cli_progress *p);
 
-/* End an open bar line; close --progress-fd. */
+/* Clear the live area; close --progress-fd. */
 void sc_cli_progress_close(sc_cli_progress *p);
 
 #endif

@@ -47,6 +47,6 @@ void sc_cli_show_receipt_signed_by(const sc_receipt *r)
 void sc_cli_show_installed(const sc_receipt *r)
 {
     char size[64];
-    sc_progress_human_size(r->installed_size, size, sizeof size);
+    sc_progress_short_size(r->installed_size, size, sizeof size);
     sc_cli_show_field(SC_SHOW_RECEIPT_WIDTH, "installed", "%s", size);
 }

@@ -462,15 +462,33 @@ static sc_code wait_hash(sc_box_archive *a, const char *archive_path, sc_error *
     return c;
 }
 
+static sc_code prepare_impl(const sc_release *r, const char *archive_path,
+                            const char *destination, const sc_box_options *o, int recheck,
+                            sc_box_report *report, sc_receipt *out, sc_error *err);
+
+sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
+                            const char *destination, const sc_box_options *o,
+                            sc_receipt *out, sc_error *err)
+{
+    return prepare_impl(r, archive_path, destination, o, 1, NULL, out, err);
+}
+
 sc_code sc_box_prepare(const sc_release *r, const char *archive_path,
                        const char *destination, sc_receipt *out, sc_error *err)
 {
     return sc_box_prepare_with(r, archive_path, destination, NULL, out, err);
 }
 
-sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
-                            const char *destination, const sc_box_options *o,
-                            sc_receipt *out, sc_error *err)
+/*
+ * Prepare (16.2).  report (may be NULL): the inspection's report (as
+ * sc_box_verify_with's).  recheck 0: the archive is not read a second time
+ * when its stamp cannot vouch that it stayed unchanged during the
+ * extraction -- only for a caller that checks the extracted payload's
+ * digest against the release itself (the self-test).
+ */
+static sc_code prepare_impl(const sc_release *r, const char *archive_path,
+                            const char *destination, const sc_box_options *o, int recheck,
+                            sc_box_report *report, sc_receipt *out, sc_error *err)
 {
     memset(out, 0, sizeof *out);
     unsigned jobs = o != NULL ? o->jobs : 0;
@@ -493,7 +511,7 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
     /* The hash runs beside the extraction into the private stage; nothing
      * is moved into place before it is known to match, and its failure is
      * the one reported (16.2's order), whatever else failed meanwhile. */
-    if ((c = sc_box_inspect_deferred(r, archive_path, o, 0, &a, NULL, err)) != SC_OK)
+    if ((c = sc_box_inspect_deferred(r, archive_path, o, 0, &a, report, err)) != SC_OK)
         goto done;
     hash_open = 1;
     const char *slash = strrchr(dest, '/');
@@ -581,9 +599,11 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
     hash_open = 0;
     if ((c = wait_hash(&a, archive_path, err)) != SC_OK)
         goto done;
-    /* The archive hashed once: read again only when its stamp moved. */
-    if ((c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, o, err)) !=
-        SC_OK)
+    /* The archive hashed once: read again only when its stamp moved (and
+     * the caller does not check the payload's digest itself). */
+    if (recheck &&
+        (c = sc_box_archive_unchanged(&a, archive_path, r, SC_E_ARCHIVE_CHANGED, o, err)) !=
+            SC_OK)
         goto done;
     struct stat before, after;
     if (lstat(payload, &before) != 0) {
@@ -612,10 +632,10 @@ sc_code sc_box_prepare_with(const sc_release *r, const char *archive_path,
         goto done;
     /* The report is diagnostic: a host environment it cannot resolve does
      * not undo a prepared box; the receipt then carries none. */
-    sc_json *report = NULL;
+    sc_json *env_report = NULL;
     sc_error ignored;
-    if (environment_report(r, NULL, 0, 0, &report, &ignored) == SC_OK)
-        out->environment_report = report;
+    if (environment_report(r, NULL, 0, 0, &env_report, &ignored) == SC_OK)
+        out->environment_report = env_report;
 done:
     if (c != SC_OK && hash_open) {
         sc_error he;
@@ -934,6 +954,15 @@ sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
                               const char *tmpdir, const sc_env_map *host,
                               const sc_box_options *o, sc_error *err)
 {
+    return sc_box_verify_self_test_with(r, archive_path, tmpdir, host, o, NULL, err);
+}
+
+sc_code sc_box_verify_self_test_with(const sc_release *r, const char *archive_path,
+                                     const char *tmpdir, const sc_env_map *host,
+                                     const sc_box_options *o, sc_box_report *out,
+                                     sc_error *err)
+{
+    sc_box_report report;
     sc_code c = sc_run_native_check(&r->target, err);
     if (c != SC_OK)
         return c;
@@ -950,8 +979,10 @@ sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
     sc_payload_options po;
     memset(&po, 0, sizeof po);
     po.jobs = o != NULL ? o->jobs : 0;
+    /* one read of the archive: its hash beside the extraction, no second
+     * one, since the payload digest below checks what was extracted */
     if (c == SC_OK)
-        c = sc_box_prepare_with(r, archive_path, box, o, &receipt, err);
+        c = prepare_impl(r, archive_path, box, o, 0, &report, &receipt, err);
     po.progress = o != NULL ? o->progress : NULL;
     po.progress_ctx = o != NULL ? o->progress_ctx : NULL;
     if (c == SC_OK)
@@ -965,6 +996,8 @@ sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
                          r->payload_digest);
     if (c == SC_OK)
         c = run_self_test(r, box, host, o, err);
+    if (c == SC_OK && out != NULL)
+        *out = report;
     sc_payload_list_free(&list);
     sc_receipt_free(&receipt);
     slot_remove(&g_tmp_root);

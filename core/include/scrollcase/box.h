@@ -245,10 +245,26 @@ sc_code sc_box_verify_extracted_with(const sc_release *r, const char *root,
 sc_code sc_box_self_test(const sc_release *r, const char *archive_path,
                          const char *tmpdir, const sc_env_map *host, sc_error *err);
 
-/* sc_box_self_test with options (its extraction and hashing). */
+/* sc_box_self_test with options (its extraction and hashing).  The archive
+ * is hashed once, beside the extraction; it is not read again afterwards
+ * even when its stamp cannot vouch for it, since what runs is checked
+ * against the signed payload digest. */
 sc_code sc_box_self_test_with(const sc_release *r, const char *archive_path,
                               const char *tmpdir, const sc_env_map *host,
                               const sc_box_options *o, sc_error *err);
+
+/*
+ * sc_box_verify_with and then sc_box_self_test_with in one pass over the
+ * archive (verify --self-test): the checks of 16.1 and the archive's
+ * SHA-256 are those of the extraction's own verification, so the archive
+ * is hashed once (one "hash" step), not once to verify and again to
+ * extract.  out (may be NULL) is filled as by sc_box_verify_with, once the
+ * whole self-test passed.
+ */
+sc_code sc_box_verify_self_test_with(const sc_release *r, const char *archive_path,
+                                     const char *tmpdir, const sc_env_map *host,
+                                     const sc_box_options *o, sc_box_report *out,
+                                     sc_error *err);
 
 /*
  * Install SIGINT and SIGTERM handlers that remove the active prepare stage

@@ -79,8 +79,9 @@ expect_in prepare-line "$tmp/out" "prepared $tmp/boxes/one"
 zip_size=$(stat -c %s "$zip")
 installed=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["installedSizeBytes"])' "$tmp/release.json")
 expect prepare-sizes-over-1-kib test "$zip_size" -ge 1024 -a "$installed" -ge 1024
-expect_in prepare-archive-size "$tmp/out" "$(sha256sum "$zip" | cut -d' ' -f1), $(human_size "$zip_size")"
-expect_in prepare-installed-size "$tmp/out" "installed  $(human_size "$installed")"
+expect_in prepare-archive-size "$tmp/out" "$(sha256sum "$zip" | cut -d' ' -f1), $(short_size "$zip_size")"
+expect_in prepare-installed-size "$tmp/out" "installed  $(short_size "$installed")"
+expect_not_in prepare-no-exact-bytes "$tmp/out" "bytes)"
 expect prepare-tree test -x "$tmp/boxes/one/venv/bin/python"
 check prepare-existing 1 "$sc" prepare "$rel" "$tmp/boxes/one" --trust "$trust" --archive "$zip"
 expect_in prepare-existing-code "$tmp/err" "error[existing-destination]"
@@ -123,6 +124,30 @@ check run-temporary 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
     --temporary-directory "$tmp/runs" -- "a b" c
 expect_in run-args "$tmp/out" "args:--default a b c home:model-cache"
 expect run-temporary-cleaned test -z "$(ls -A "$tmp/runs")"
+# run --json: standard output is the document; standard error is the box's
+# own output (its standard output too) and no progress event, unless
+# --progress-fd asks for the events (then they go there, and only there)
+check run-json 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
+    --temporary-directory "$tmp/runs" --json -- j
+expect_in run-json-document "$tmp/out" '"exitCode": 5'
+expect_in run-json-box-output "$tmp/err" "args:--default j"
+expect_not_in run-json-no-events "$tmp/err" '"event"'
+expect run-json-stderr-is-the-box test "$(wc -l <"$tmp/err")" = 1
+check run-json-progress-fd 5 bash -c '"$@" 3>"$0"' "$tmp/events" "$sc" run "$rel" --trust "$trust" \
+    --archive "$zip" --temporary-directory "$tmp/runs" --json --progress-fd 3 -- j
+expect_in run-json-progress-fd-events "$tmp/events" '"event":"progress"'
+expect_in run-json-progress-fd-box-output "$tmp/err" "args:--default j"
+expect_not_in run-json-progress-fd-stderr-clean "$tmp/err" '"event"'
+# the environment report for people: a summary line and one line per variable
+check run-env-report 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
+    --temporary-directory "$tmp/runs" --env-report -- e
+expect_in run-env-report-summary "$tmp/err" "scrollcase: environment: 1 from the release; "
+expect_in run-env-report-variable "$tmp/err" "  HF_HOME=model-cache  (from release)"
+expect_not_in run-env-report-no-raw-json "$tmp/err" '{"mode"'
+check run-env-report-json 5 "$sc" run "$rel" --trust "$trust" --archive "$zip" \
+    --temporary-directory "$tmp/runs" --env-report --json -- e
+expect_in run-env-report-json-document "$tmp/out" '"mode": "full"'
+expect_not_in run-env-report-json-not-on-stderr "$tmp/err" "scrollcase: environment"
 check run-prepared 5 "$sc" run "$rel" --trust "$trust" --prepared "$tmp/boxes/one" --env HF_HOME=mine -- x
 expect_in run-prepared-args "$tmp/out" "args:--default x home:model-cache cwd:$tmp/boxes/one"
 bash -c '"$@"; echo "status $?" >"'"$tmp"'/sig"' _ "$sc" run "$rel" --trust "$trust" --archive "$zip" \

@@ -73,7 +73,7 @@ export SCROLLCASE_CACHE=$tmp/cache
 check help 0 "$sc" install --help
 check from-channel 0 "$sc" install "$base/channel.json" "$tmp/d1" --trust "$trust" --install-id host-1
 expect_in from-channel "$tmp/out" "installed $tmp/d1"
-expect_in from-channel-archive-size "$tmp/out" ", $(human_size "$(stat -c %s "$www/box.zip")"), cached at "
+expect_in from-channel-archive-size "$tmp/out" ", $(short_size "$(stat -c %s "$www/box.zip")"), cached at "
 expect from-channel-tree test -x "$tmp/d1/venv/bin/python"
 expect from-channel-one-archive-request test "$(archive_requests)" = 1
 check from-release-json 0 "$sc" install "$base/release.signed.json" "$tmp/d2" --trust "$trust" --json

@@ -45,6 +45,18 @@ human_size() { # BYTES
     }'
 }
 
+# A size as people see it in progress lines and receipts (sc_progress_short_size):
+# "N B" under 1 KiB, else "1.5 MiB" — no exact count beside it.
+short_size() { # BYTES
+    awk -v n="$1" 'BEGIN {
+        if (n < 1024) { printf "%d B", n; exit }
+        split("KiB MiB GiB TiB PiB EiB", u, " ")
+        v = n / 1024; i = 1
+        while (v >= 1024 && i < 6) { v /= 1024; i++ }
+        printf "%.1f %s", v, u[i]
+    }'
+}
+
 expect_in() { # NAME FILE TEXT
     if grep -qF -- "$3" "$2"; then
         passed=$((passed + 1))

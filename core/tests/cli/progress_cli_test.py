@@ -5,14 +5,16 @@
 asset (2 MiB from the loopback server, stalled halfway), the environment
 copy, digesting, the self-test, the recheck and the archive of a build, the
 archive's hash and the extraction of a prepare, the check of an extracted
-tree.  A live bar with rate and ETA on a pseudo-terminal (with colour, and
-without under NO_COLOR or TERM=dumb), plain lines on a pipe ("N of M files",
-bytes done of the total, the last line equal to the totals), nothing with
---quiet, JSON lines on stderr with --json (each valid against
+tree.  On a pseudo-terminal a live area (a line per running step with its
+bar, percentage, sizes, rate and ETA, redrawn in place and erased, lines
+that fit the terminal), coloured unless NO_COLOR; with TERM=dumb or on a
+pipe one line per step when it ends, with its totals in human units (equal
+to the --json run's finished events); nothing with --quiet; JSON lines on
+stderr with --json (each valid against
 docs/schema/cli/progress-event.schema.json, each step's first event at 0 and
-its finished event last and equal to the totals) and on --progress-fd;
-sizes with their exact byte counts; the archive's size on disk, not the
-signed one, when they differ (issue 14).  Prints "N passed, N failed"."""
+its finished event last and equal to the totals) and on --progress-fd; no
+exact byte counts for people; the archive's size on disk, not the signed
+one, when they differ (issue 14).  Prints "N passed, N failed"."""
 import json
 import os
 import pty
@@ -33,14 +35,23 @@ SIZE = 2 * 1024 * 1024
 COLUMNS = 100
 
 
+def live_lines(err):
+    """The lines the live area drew (indented, the step painted or not)."""
+    out = []
+    for seg in re.split(r"\n", err):
+        seg = re.sub(r"^.*\x1b\[J", "", seg)  # what follows an erase of the area
+        shown = re.sub(r"\x1b\[[0-9;]*[mAJ]", "", seg).replace("\r", "")
+        if shown.startswith("  ") and ("%" in shown or "running for" in shown or "time limit" in shown):
+            out.append(shown)
+    return out
+
+
 def bars_fit(err):
-    """Every bar drawn fits the terminal's width (a wrapped line cannot be
-    redrawn in place)."""
-    for seg in re.split(r"[\r\n]", err):
-        shown = re.sub(r"\x1b\[[0-9;]*m", "", seg)
-        if "ETA" in shown or "time limit" in shown:
-            if len(shown.rstrip()) > COLUMNS:
-                return shown
+    """Every line of the live area fits the terminal's width (a wrapped line
+    could not be erased)."""
+    for l in live_lines(err):
+        if len(l) >= COLUMNS:
+            return l
     return None
 
 
@@ -81,62 +92,59 @@ def on_pty(args, env, cwd):
 
 BUILD_STEPS = ("copy", "digest", "self-test", "recheck", "archive", "download")
 PREPARE_STEPS = ("hash", "extract")
-LINE = re.compile(r"^scrollcase: (?P<step>[a-z-]+)(?: (?P<item>.*?))?: (?P<done>\d+) of "
-                  r"(?P<total>\d+) (?P<unit>files?|runs?),(?P<rest>.*)$")
-EXACT = r"(?:[\d.]+ [KMGTPE]iB \()?(\d+) bytes\)?"
+# the one line a step leaves: "scrollcase: <step>[ <item>]: [N files, ][SIZE ]in T[ (RATE/s)]"
+# ("within T" for a step that counted nothing until its end: a hash beside an extraction)
+DONE = re.compile(r"^scrollcase: (?P<step>[a-z-]+)(?: (?P<item>[^:]*))?: "
+                  r"(?:(?P<files>\d+) (?:files?|runs?))?(?:, )?(?P<size>\d+ B|\d+\.\d [KMGTPE]iB)? ?"
+                  r"(?:done )?(?:within|in) (?P<took>\d+\.\d+ s|\d+ s|\d+:\d\d)(?: \((?P<rate>[^)]*)/s\))?$")
+
+
+def short_size(n):
+    if n < 1024:
+        return "%d B" % n
+    v, units = n / 1024.0, ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    i = 0
+    while v >= 1024 and i < 5:
+        v /= 1024.0
+        i += 1
+    return "%.1f %s" % (v, units[i])
 
 
 def plain_steps(err):
-    """The plain progress lines of stderr, by step, in order."""
+    """The finished-step lines of stderr, by step, in order."""
     steps = {}
     for l in err.splitlines():
-        m = LINE.match(l)
+        m = DONE.match(l)
         if m:
             steps.setdefault(m.group("step"), []).append(m)
     return steps
 
 
-def check_plain(name, err, wanted):
-    """Each wanted step: a first line of 0 done of the totals and a last line
-    with every file (or run) done and the bytes equal to the first's total."""
+def check_plain(name, err, wanted, finished_events=None):
+    """Not a terminal: each wanted step leaves exactly its finished lines
+    (one per run of the step), nothing else about it, no bar, no exact byte
+    count; with the --json run's finished events, the same totals."""
+    note("%s no bar, no escape" % name, "\r" not in err and "\x1b[" not in err, repr(err[-300:]))
+    note("%s no exact bytes, no unknown rate, no ETA" % name,
+         "bytes)" not in err and "- B/s" not in err and "ETA" not in err, err[-2000:])
     steps = plain_steps(err)
     for step in wanted:
         lines = steps.get(step, [])
-        note("%s %s lines" % (name, step), len(lines) >= 2, err[-3000:])
-        # a step may run more than once (the environment's digest, then the
-        # payload's): each run from its first line to its last
-        runs, cur = [], []
-        for m in lines:
-            cur.append(m)
-            if " in " in m.group("rest"):
-                runs.append(cur)
-                cur = []
-        note("%s %s runs end" % (name, step), runs and not cur, err[-3000:])
-        for run in runs:
-            check_run(name, step, run)
-
-
-def check_run(name, step, lines):
-    if len(lines) < 2:
-        note("%s %s run lines" % (name, step), False, str([m.group(0) for m in lines]))
-        return
-    if True:
-        first, last = lines[0], lines[-1]
-        note("%s %s first line at 0" % (name, step), first.group("done") == "0", first.group(0))
-        note("%s %s last line all done" % (name, step),
-             last.group("done") == last.group("total") == first.group("total") and
-             " in " in last.group("rest"), last.group(0))
-        if step == "self-test":
-            note("%s self-test against its limit" % name,
-                 "elapsed of the 3:00 time limit" in first.group("rest") and
-                 first.group("unit") == "run", first.group(0))
-            return
-        m = re.match(" " + EXACT + " of " + EXACT + ",", first.group("rest"))
-        n = re.match(" " + EXACT + " in ", last.group("rest"))
-        note("%s %s bytes X of Y" % (name, step), m is not None and m.group(1) == "0",
-             first.group(0))
-        note("%s %s bytes done equal the total" % (name, step),
-             m is not None and n is not None and n.group(1) == m.group(2), last.group(0))
+        note("%s %s finished line" % (name, step), len(lines) >= 1, err[-3000:])
+        others = [l for l in err.splitlines() if l.startswith("scrollcase: %s" % step) and
+                  not DONE.match(l) and not l.startswith("scrollcase: %s:" % step)]
+        note("%s %s one line per step" % (name, step), not others, "\n".join(others))
+        if finished_events is None:
+            continue
+        ends = [e for e in finished_events if e["step"] == step]
+        note("%s %s as many lines as runs" % (name, step), len(ends) == len(lines),
+             "%d lines, %d finished events" % (len(lines), len(ends)))
+        for m, e in zip(lines, ends):
+            if e["filesTotal"] > 1 or (e["filesTotal"] == 1 and not m.group("item")):
+                note("%s %s files" % (name, step), m.group("files") == str(e["filesTotal"]), m.group(0))
+            if e["bytesTotal"] > 0 and step not in ("self-test", "parity"):
+                note("%s %s size" % (name, step), m.group("size") == short_size(e["bytesTotal"]),
+                     "%s vs %s" % (m.group(0), short_size(e["bytesTotal"])))
 
 
 with open(os.path.join(src, "docs", "schema", "cli", "progress-event.schema.json")) as f:
@@ -197,10 +205,14 @@ def consumer(env, ws, release, archive, trust):
 
         def prepare(n, *extra):
             return prep[:3] + [dest(n)] + prep[4:] + list(extra)
+        r = subprocess.run(prepare(0, "--json"), capture_output=True, text=True, env=env, cwd=ws)
+        ends = [json.loads(l) for l in r.stderr.splitlines() if l.startswith("{")]
+        ends = [e for e in ends if e["event"] == "progress" and e["finished"]]
         r = subprocess.run(prepare(1), capture_output=True, text=True, env=env, cwd=ws)
         note("prepare pipe exit", r.returncode == 0, r.stderr)
-        note("prepare pipe no bar", "\r" not in r.stderr and "\x1b[" not in r.stderr)
-        check_plain("prepare pipe", r.stderr, PREPARE_STEPS)
+        check_plain("prepare pipe", r.stderr, PREPARE_STEPS, ends)
+        note("prepare pipe receipt in human units", "bytes)" not in r.stdout and
+             short_size(os.path.getsize(archive)) in r.stdout, r.stdout)
         r = subprocess.run([sc, "verify", release, "--trust", trust, "--extracted", dest(1)],
                            capture_output=True, text=True, env=env, cwd=ws)
         note("verify --extracted pipe exit", r.returncode == 0, r.stderr)
@@ -209,13 +221,23 @@ def consumer(env, ws, release, archive, trust):
         rc, out, err = on_pty(prepare(2), env, ws)
         note("prepare tty exit", rc == 0, err)
         for step in PREPARE_STEPS:
-            note("prepare tty %s bar" % step,
-                 re.search("\r\x1b\\[1;36m%s\x1b\\[0m[^\r\n]*: [0-9]+ of [0-9]+ files?, \\[[#-]+\\] "
-                           "+[0-9]+%% .*/s  ETA" % step, err) is not None, repr(err[-1500:]))
-        rc, out, err = on_pty(prepare(3), dict(env, NO_COLOR="1"), ws)
-        note("prepare tty NO_COLOR", rc == 0 and "\x1b[" not in err and
-             re.search(r"\rextract[^\r\n]*: [0-9]+ of [0-9]+ files, \[", err) is not None,
+            # a line of the live area while it ran, then its one finished line
+            note("prepare tty %s live line" % step,
+                 re.search("\n  \x1b\\[1;36m%s *\x1b\\[0m " % step, err) is not None, repr(err[-1500:]))
+            note("prepare tty %s finished line" % step,
+                 re.search("scrollcase: \x1b\\[1;32m%s\x1b\\[0m[^\n]* in " % step, err) is not None,
+                 repr(err[-1500:]))
+        note("prepare tty area erased", "\x1b[J" in err and re.search("\x1b\\[[0-9]+A", err) is not None,
              repr(err[-600:]))
+        note("prepare tty no exact bytes", "bytes)" not in err, repr(err[-600:]))
+        wide = bars_fit(err)
+        note("prepare tty lines fit %d columns" % COLUMNS, wide is None, repr(wide))
+        rc, out, err = on_pty(prepare(3), dict(env, NO_COLOR="1"), ws)
+        note("prepare tty NO_COLOR", rc == 0 and "\x1b[1;" not in err and "\x1b[0m" not in err and
+             re.search(r"\n  extract +\S", err) is not None and "\x1b[J" in err, repr(err[-600:]))
+        rc, out, err = on_pty(prepare(6), dict(env, TERM="dumb"), ws)
+        note("prepare tty TERM=dumb exit", rc == 0, err)
+        check_plain("prepare tty TERM=dumb", err.replace("\r\n", "\n"), PREPARE_STEPS)
 
         r = subprocess.run(prepare(4, "--json"), capture_output=True, text=True, env=env, cwd=ws)
         note("prepare json exit", r.returncode == 0 and json.loads(r.stdout)["ok"] is True,
@@ -229,6 +251,25 @@ def consumer(env, ws, release, archive, trust):
                            capture_output=True, text=True, env=env, cwd=ws)
         note("verify json exit", r.returncode == 0, r.stderr)
         check_json("verify json", r.stderr, ("hash",))
+
+        # verify --self-test reads the archive once: one "hash" step, whose
+        # extraction is the self-test's (not a verify's hash, a prepare's
+        # hash and a re-hash of a fresh archive)
+        r = subprocess.run([sc, "verify", release, "--trust", trust, "--self-test", "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws)
+        note("verify --self-test json exit", r.returncode == 0 and
+             json.loads(r.stdout).get("selfTest") is True, r.stderr[-2000:])
+        events = [json.loads(l) for l in r.stderr.splitlines() if l.startswith("{")]
+        hash_starts = [e for e in events if e["event"] == "progress" and e["step"] == "hash"
+                       and not e["finished"] and e["bytesDone"] == 0 and e["filesDone"] == 0]
+        hash_ends = [e for e in events if e["event"] == "progress" and e["step"] == "hash"
+                     and e["finished"]]
+        note("verify --self-test hashes the archive once", len(hash_starts) == 1 and
+             len(hash_ends) == 1 and hash_ends[0]["bytesDone"] == os.path.getsize(archive),
+             json.dumps(hash_starts + hash_ends))
+        note("verify --self-test extracts and runs", any(e.get("step") == "extract" and
+             e.get("finished") for e in events) and any(e.get("step") == "self-test" and
+             e.get("finished") for e in events), json.dumps(events[-5:]))
 
         for argv in (prepare(5, "--quiet"),
                      [sc, "verify", release, "--trust", trust, "--quiet"],
@@ -317,38 +358,44 @@ def main():
             """Each build its own empty asset cache, so that it downloads again."""
             runs[0] += 1
             return dict(e, SCROLLCASE_CACHE=os.path.join(tmp, "cache-%d" % runs[0]))
-        exact = "(%d bytes)" % SIZE
 
         rc, out, err = on_pty(build, fresh(env), ws)
         note("tty exit", rc == 0, err)
-        note("tty bar redrawn in place", "\r" in err and err.count("ETA") >= 2, repr(err[-600:]))
-        note("tty bar shows percent and rate", "%" in err and "/s" in err and "[" in err)
-        note("tty colour", "\x1b[" in err)
-        note("tty exact size", exact in err and "2.0 MiB" in err)
-        for step in ("copy", "digest", "archive"):
-            note("tty %s bar" % step,
-                 re.search("\r\x1b\\[1;36m%s\x1b\\[0m[^\r\n]*: [0-9]+ of [0-9]+ files, \\[[#-]+\\] "
-                           "+[0-9]+%% .* / .*/s  ETA [0-9]+:[0-9]+" % step, err) is not None,
+        live = live_lines(err)
+        note("tty live area redrawn in place", len(live) >= 2 and "\x1b[J" in err and
+             re.search("\x1b\\[[0-9]+A", err) is not None, repr(err[-600:]))
+        note("tty live lines show percent", any(re.search(r"\[[#-]+\] +[0-9]+% ", l) for l in live),
+             "\n".join(live[-5:]))
+        note("tty colour", "\x1b[1;36m" in err and "\x1b[1;32m" in err)
+        note("tty human sizes only", "bytes)" not in err and "2.0 MiB" in err, repr(err[-600:]))
+        note("tty no unknown rate", "- B/s" not in err, repr(err[-600:]))
+        for step in ("copy", "digest", "archive", "download"):
+            note("tty %s live line" % step,
+                 re.search("\n  \x1b\\[1;36m%s *\x1b\\[0m " % step, err) is not None, repr(err[-1500:]))
+            note("tty %s finished line" % step,
+                 re.search("scrollcase: \x1b\\[1;32m%s\x1b\\[0m[^\n]* in " % step, err) is not None,
                  repr(err[-1500:]))
+        note("tty download rate", re.search("\x1b\\[1;32mdownload\x1b\\[0m weights.bin[^\n]*: 2.0 MiB "
+                                            "in [0-9.]+ s \\([0-9.]+ [KM]iB/s\\)", err) is not None,
+             repr(err[-1500:]))
         wide = bars_fit(err)
-        note("tty bars fit %d columns" % COLUMNS, wide is None, repr(wide))
-        note("tty self-test bar", re.search(r"\rself-test|\r\x1b\[1;36mself-test", err) is not None)
+        note("tty lines fit %d columns" % COLUMNS, wide is None, repr(wide))
+        note("tty self-test line", any("time limit" in l for l in live), "\n".join(live[-5:]))
 
-        for name, extra in (("NO_COLOR", {"NO_COLOR": "1"}), ("TERM=dumb", {"TERM": "dumb"})):
-            rc, out, err = on_pty(build, fresh(dict(env, **extra)), ws)
-            note("tty %s exit" % name, rc == 0, err)
-            note("tty %s no colour" % name, "\x1b[" not in err and "\r" in err, repr(err[-300:]))
-            note("tty %s archive bar" % name, re.search(r"\rarchive[^\r\n]*: [0-9]+ of [0-9]+ files, \[", err)
-                 is not None, repr(err[-600:]))
+        rc, out, err = on_pty(build, fresh(dict(env, NO_COLOR="1")), ws)
+        note("tty NO_COLOR exit", rc == 0, err)
+        note("tty NO_COLOR no colour", "\x1b[1;" not in err and "\x1b[0m" not in err, repr(err[-300:]))
+        note("tty NO_COLOR live area", "\x1b[J" in err and re.search(r"\n  archive +\S", err) is not None,
+             repr(err[-600:]))
+        rc, out, err = on_pty(build, fresh(dict(env, TERM="dumb")), ws)
+        note("tty TERM=dumb exit", rc == 0, err)
+        check_plain("tty TERM=dumb", err.replace("\r\n", "\n"), BUILD_STEPS)
 
         r = subprocess.run(build, capture_output=True, text=True, env=fresh(env), cwd=ws)
         note("pipe exit", r.returncode == 0, r.stderr)
-        lines = [l for l in r.stderr.splitlines() if l.startswith("scrollcase: download models/")]
-        note("pipe no bar", "\r" not in r.stderr and "\x1b[" not in r.stderr, repr(r.stderr[-300:]))
-        note("pipe periodic lines", len(lines) >= 3 and any(" of " in l and "ETA" in l for l in lines),
-             r.stderr)
-        note("pipe last line exact", bool(lines) and exact in lines[-1] and " in " in lines[-1],
-             "\n".join(lines))
+        lines = [l for l in r.stderr.splitlines() if l.startswith("scrollcase: download ")]
+        note("pipe one download line", len(lines) == 1 and "weights.bin" in lines[0] and
+             ": 2.0 MiB in " in lines[0], r.stderr)
         check_plain("pipe build", r.stderr, BUILD_STEPS)
 
         r = subprocess.run(build + ["--quiet"], capture_output=True, text=True, env=fresh(env), cwd=ws)
@@ -387,7 +434,7 @@ def main():
             fd_events = [json.loads(l) for l in f if l.strip()]
         note("progress-fd events", any(e["event"] == "progress" and e["finished"] for e in fd_events),
              str(fd_events[-2:]))
-        note("progress-fd people's lines on stderr", "scrollcase: download models/" in r.stderr)
+        note("progress-fd people's lines on stderr", "scrollcase: download weights.bin" in r.stderr)
         r = subprocess.run(build + ["--progress-fd", "1"], capture_output=True, text=True, env=env,
                            cwd=ws)
         note("progress-fd 1 refused", r.returncode == 2 and "error[usage]" in r.stderr, r.stderr)
