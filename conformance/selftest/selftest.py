@@ -582,6 +582,29 @@ def corpus_schema(ctx):
           % p.stdout.decode())
 
 
+def since_shipped(ctx):
+    """check_cases.py refuses a case whose since is older than the release
+    that first shipped it: a case added after release R claims since <= R."""
+    rel = os.path.join(ctx.tmp, "released")
+    os.makedirs(rel)
+    names = sorted("%s/%s" % (a, c) for a in os.listdir(CORPUS)
+                   if os.path.isdir(os.path.join(CORPUS, a))
+                   for c in os.listdir(os.path.join(CORPUS, a))
+                   if os.path.isdir(os.path.join(CORPUS, a, c)))
+    def run(listed):
+        with open(os.path.join(rel, "2.0.0"), "w") as f:
+            f.write("".join(n + "\n" for n in listed))
+        return subprocess.run([sys.executable, os.path.join(HERE, "..", "check_cases.py"),
+                               CORPUS, "--released", rel],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    p = run(names)
+    check(p.returncode == 0, "every case shipped in 2.0.0:\n%s" % p.stdout.decode())
+    p = run(names[1:])
+    check(p.returncode == 1 and ("%s: since 1.0.0, but no release up to 2.0.0 holds the case"
+                                 % names[0]).encode() in p.stdout,
+          "a case 2.0.0 did not ship, with since 1.0.0, is refused:\n%s" % p.stdout.decode())
+
+
 def hello_typo(ctx):
     """A misspelt operation or feature in --hello is refused, with a suggestion,
     instead of quietly turning cases into UNSUPPORTED; extensions under x- are fine."""
@@ -825,6 +848,7 @@ SCENARIOS = {
     "hello-required": hello_required,
     "list-only": list_only,
     "corpus-schema": corpus_schema,
+    "since-shipped": since_shipped,
     "false-green": false_green,
     "xfail-crash": xfail_crash,
     "hello-typo": hello_typo,
