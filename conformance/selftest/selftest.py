@@ -605,6 +605,34 @@ def since_shipped(ctx):
           "a case 2.0.0 did not ship, with since 1.0.0, is refused:\n%s" % p.stdout.decode())
 
 
+def persistent_request_protocol(ctx):
+    """README 3.8, for the built-in adapter and the example port: a request
+    with members the protocol does not define is answered as if they were
+    absent; an adapter's own bug (here a case directory that does not exist)
+    gets no response, and the adapter exits with a status other than 0."""
+    golden = os.path.join(HERE, "..", "..", "golden")
+    case = os.path.abspath(os.path.join(golden, "json", "json-empty-input"))
+    adapters = [("built-in", [os.path.join(os.path.dirname(ctx.runner), "scrollcase-adapter")]),
+                ("example", [sys.executable, os.path.join(HERE, "..", "examples", "python",
+                                                          "adapter.py")])]
+    for name, argv in adapters:
+        work = tempfile.mkdtemp(dir=ctx.tmp)
+        requests = [{"seq": 1, "operation": "json-read", "case": case, "work": work,
+                     "x-trace": {"id": "abc"}, "deadlineMs": 5000},
+                    {"seq": 2, "operation": "json-read", "case": case + "-missing",
+                     "work": work}]
+        p = subprocess.run(argv + ["--persistent"],
+                           input="".join(json.dumps(r) + "\n" for r in requests).encode(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        lines = p.stdout.decode().splitlines()
+        check(len(lines) >= 1 and json.loads(lines[0]) == {"seq": 1, "error": "invalid-json"},
+              "%s: a request with unknown members is answered normally: %r" % (name, lines))
+        check(len(lines) == 1, "%s: no response for the adapter's own bug: %r" % (name, lines))
+        check(p.returncode not in (0, None) and p.returncode > 0,
+              "%s: an adapter's own bug ends it with a non-zero status, got %s"
+              % (name, p.returncode))
+
+
 def hello_typo(ctx):
     """A misspelt operation or feature in --hello is refused, with a suggestion,
     instead of quietly turning cases into UNSUPPORTED; extensions under x- are fine."""
@@ -849,6 +877,7 @@ SCENARIOS = {
     "list-only": list_only,
     "corpus-schema": corpus_schema,
     "since-shipped": since_shipped,
+    "persistent-request-protocol": persistent_request_protocol,
     "false-green": false_green,
     "xfail-crash": xfail_crash,
     "hello-typo": hello_typo,
