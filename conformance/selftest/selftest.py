@@ -605,6 +605,63 @@ def since_shipped(ctx):
           "a case 2.0.0 did not ship, with since 1.0.0, is refused:\n%s" % p.stdout.decode())
 
 
+def rules_checker(ctx):
+    """check_rules.py finds each kind of gap and problem in a tiny inventory:
+    an id only in the text, a limit pinned on one side, an order without both
+    failures, a look-alike missing, a place missing, a waiver without a reason
+    or for a gap that is not there, a stale COVERAGE.md."""
+    root = os.path.join(ctx.tmp, "rules-root")
+    os.makedirs(os.path.join(root, "docs"))
+    os.makedirs(os.path.join(root, "conformance"))
+    def case(area, cid, rules):
+        d = os.path.join(root, "golden", area, cid)
+        os.makedirs(d)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"id": cid, "rules": rules}, f)
+    text = ("# T\n\n## 1. One\n\nAt most 3 {#a.limit}. In this order {#a.order}.\n"
+            "ASCII only {#a.class}. Everywhere {#a.shared}.\n")
+    rules = [{"id": "a.limit", "section": "1", "kind": "limit", "limit": {"max": 3}, "cases": []},
+             {"id": "a.order", "section": "1", "kind": "order", "cases": []},
+             {"id": "a.class", "section": "1", "kind": "char-class", "cases": []},
+             {"id": "a.shared", "section": "1", "kind": "shared", "places": ["x", "y"], "cases": []}]
+    case("x", "x-at", ["a.limit@at-max", "a.order", "a.class", "a.shared@x"])
+    def run(write=False, doc=text, inv=rules):
+        with open(os.path.join(root, "docs", "format-v3.md"), "w") as f:
+            f.write(doc)
+        with open(os.path.join(root, "conformance", "rules.json"), "w") as f:
+            json.dump({"rules": inv}, f)
+        p = subprocess.run([sys.executable, os.path.join(HERE, "..", "check_rules.py"), "--root", root]
+                           + (["--write"] if write else []),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        return p.returncode, p.stdout.decode()
+    rc, out = run(write=True)
+    for gap in ("GAP a.limit (\u00a71 limit): no case over-max", "GAP a.order (\u00a71 order): no case both",
+                "GAP a.class (\u00a71 char-class): no case lookalike",
+                "GAP a.shared (\u00a71 shared): no case place:y"):
+        check(rc == 1 and gap in out, "check_rules.py reports %r:\n%s" % (gap, out))
+    check("a.limit (\u00a71 limit): no case at-max" not in out, "a case at the bound counts:\n%s" % out)
+    reasons = {"a.limit": {"over-max": "needs a 4 GiB input"},
+               "a.order": {"both": "same code either way"},
+               "a.class": {"lookalike": "no non-ASCII spelling exists"},
+               "a.shared": {"place:y": "y has no reader yet"}}
+    waived = [dict(r, waivers=reasons[r["id"]]) for r in rules]
+    rc, out = run(write=True, inv=waived)
+    check(rc == 0 and "0 gaps, 4 waived, 0 problems" in out, "waivers with reasons pass:\n%s" % out)
+    rc, out = run(inv=waived, doc=text + "More {#a.extra}.\n")
+    check(rc == 1 and "{#a.extra} is not in conformance/rules.json" in out
+          and "COVERAGE.md is stale" not in out, "an id only in the text is a problem:\n%s" % out)
+    bad = [dict(r) for r in waived]
+    bad[0]["waivers"] = {"over-max": "", "at-max": "covered anyway, so stale"}
+    rc, out = run(inv=bad)
+    check(rc == 1 and "the waiver of over-max needs a reason" in out
+          and "waiver of at-max is stale" in out, "bad waivers are problems:\n%s" % out)
+    rc, out = run(inv=waived)
+    with open(os.path.join(root, "conformance", "COVERAGE.md"), "a") as f:
+        f.write("edited\n")
+    rc, out = run(inv=waived)
+    check(rc == 1 and "COVERAGE.md is stale" in out, "a stale COVERAGE.md is a problem:\n%s" % out)
+
+
 def persistent_request_protocol(ctx):
     """README 3.8, for the built-in adapter and the example port: a request
     with members the protocol does not define is answered as if they were
@@ -878,6 +935,7 @@ SCENARIOS = {
     "corpus-schema": corpus_schema,
     "since-shipped": since_shipped,
     "persistent-request-protocol": persistent_request_protocol,
+    "rules-checker": rules_checker,
     "false-green": false_green,
     "xfail-crash": xfail_crash,
     "hello-typo": hello_typo,
