@@ -37,7 +37,8 @@ TAG = re.compile(r"(?<!`)\{#(" + ID + r")\}(?!`)")  # `{#x}` in a code span is a
 HEADING = re.compile(r"^#{1,6}\s+([0-9]+(?:\.[0-9]+)*)\.?\s")
 KINDS = ("plain", "limit", "order", "char-class", "shared")
 LIMIT_QUALS = {"at-max": "max", "over-max": "max", "at-min": "min", "under-min": "min"}
-RULE_KEYS = {"id", "section", "kind", "text", "limit", "places", "cases", "waivers"}
+RULE_KEYS = {"id", "section", "kind", "text", "limit", "places", "cases", "waivers",
+             "sectionDefault"}
 
 
 def text_ids(path):
