@@ -10,8 +10,9 @@ against the current directory.  The repository root (for docs/ and
 core/include/) defaults to the parent of this script's directory.
 
 Checked for every golden/<area>/<id>/:
-  - case.json is strict JSON (UTF-8, no duplicate keys, no NaN/Infinity) and
-    validates against conformance/case.schema.json (JSON Schema 2020-12);
+  - case.json is strict JSON (UTF-8, no duplicate keys, no NaN/Infinity, at
+    most 72 deep) and validates against conformance/case.schema.json (JSON
+    Schema 2020-12);
   - id equals the directory name and is unique in the corpus, area equals the
     parent directory name, kind agrees with expect.outcome;
   - every input file exists as a regular file (no link) inside the case
@@ -65,6 +66,20 @@ def _no_duplicates(pairs):
 
 def _no_constant(name):
     raise StrictJSONError("%s is not JSON" % name)
+
+
+ENVELOPE_DEPTH = 72  # README 2.2: a case file may nest 64 + 8 levels
+
+
+def depth_of(v):
+    """Nesting depth of a parsed value (the outermost container is 1)."""
+    depth, level = 0, [(v, 1)]
+    while level:
+        x, d = level.pop()
+        if isinstance(x, (dict, list)):
+            depth = max(depth, d)
+            level.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
+    return depth
 
 
 def load_strict(path):
@@ -256,6 +271,9 @@ def check_case(case_dir, area, case_id, where, validator, codes, codes_from,
         problem(where, "case.json is not strict JSON: %s" % e)
         return
 
+    if depth_of(case) > ENVELOPE_DEPTH:
+        problem(where, "case.json nests %d deep, more than the %d a case may (README 2.2)"
+                % (depth_of(case), ENVELOPE_DEPTH))
     for err in sorted(validator.iter_errors(case), key=lambda e: list(e.absolute_path)):
         loc = "/".join(str(p) for p in err.absolute_path) or "(top)"
         problem(where, "schema: at %s: %s" % (loc, err.message))
