@@ -10,8 +10,9 @@ against the current directory.  The repository root (for docs/ and
 core/include/) defaults to the parent of this script's directory.
 
 Checked for every golden/<area>/<id>/:
-  - case.json is strict JSON (UTF-8, no duplicate keys, no NaN/Infinity) and
-    validates against conformance/case.schema.json (JSON Schema 2020-12);
+  - case.json is strict JSON (UTF-8, no duplicate keys, no NaN/Infinity, at
+    most 72 deep) and validates against conformance/case.schema.json (JSON
+    Schema 2020-12);
   - id equals the directory name and is unique in the corpus, area equals the
     parent directory name, kind agrees with expect.outcome;
   - every input file exists as a regular file (no link) inside the case
@@ -22,7 +23,11 @@ Checked for every golden/<area>/<id>/:
     or, while that file does not exist, of the SC_ERROR_CODES X-macro in
     core/include/scrollcase/error.h (with a warning);
   - spec names a section heading of docs/format-v3.md; since is not newer
-    than conformance/VERSION.
+    than conformance/VERSION, not newer than the first recorded release that
+    holds the case, and, for a case no recorded release holds, newer than the
+    newest one (conformance/released/<version> lists the cases of each
+    release: a case added later cannot claim to be part of an older suite,
+    or `--suite-version` would give a list that release never had).
 Prints the number of cases per area; exits 1 on any problem, 2 on a usage
 or setup problem.
 """
@@ -61,6 +66,20 @@ def _no_duplicates(pairs):
 
 def _no_constant(name):
     raise StrictJSONError("%s is not JSON" % name)
+
+
+ENVELOPE_DEPTH = 72  # README 2.2: a case file may nest 64 + 8 levels
+
+
+def depth_of(v):
+    """Nesting depth of a parsed value (the outermost container is 1)."""
+    depth, level = 0, [(v, 1)]
+    while level:
+        x, d = level.pop()
+        if isinstance(x, (dict, list)):
+            depth = max(depth, d)
+            level.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
+    return depth
 
 
 def load_strict(path):
@@ -140,9 +159,15 @@ def main(argv):
     ap.add_argument("corpus", nargs="?", help="the corpus directory (default: <root>/golden)")
     ap.add_argument("--root", default=os.path.dirname(HERE),
                     help="repository root (default: parent of conformance/)")
+    ap.add_argument("--released", metavar="DIR",
+                    help="the record of released case lists (default: conformance/released/ "
+                    "when the corpus is the repository's golden/, else none)")
     args = ap.parse_args(argv)
     root = os.path.abspath(args.root)
     corpus = os.path.abspath(args.corpus or os.path.join(root, "golden"))
+    released_dir = args.released
+    if released_dir is None and corpus == os.path.join(root, "golden"):
+        released_dir = os.path.join(HERE, "released")
 
     problems = []
     warnings = []
@@ -162,6 +187,7 @@ def main(argv):
     sections = spec_sections(root)
     with open(os.path.join(HERE, "VERSION"), encoding="utf-8") as f:
         suite_version = f.read().strip()
+    released = released_cases(released_dir) if released_dir else (None, {})
 
     if not os.path.isdir(corpus):
         sys.stderr.write("check_cases.py: corpus %s is not a directory\n" % corpus)
@@ -189,7 +215,7 @@ def main(argv):
                 continue
             per_area[area] += 1
             check_case(case_dir, area, case_id, where, validator, codes, codes_from,
-                       sections, suite_version, ids, problem)
+                       sections, suite_version, ids, problem, released)
 
     if not per_area:
         problem(os.path.relpath(corpus), "the corpus holds no area")
@@ -203,8 +229,38 @@ def main(argv):
     return 1 if problems else 0
 
 
+def released_cases(directory):
+    """(newest release, {area/id: first release holding it}) from
+    conformance/released/<version>, one area/id per line."""
+    first, newest = {}, None
+    if not os.path.isdir(directory):
+        return None, first
+    for v in sorted(os.listdir(directory), key=semver):
+        newest = v
+        with open(os.path.join(directory, v), encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    first.setdefault(line.strip(), v)
+    return newest, first
+
+
+def check_since(where, since, suite_version, released, problem):
+    if semver(since) > semver(suite_version):
+        problem(where, "since %s is newer than the suite (%s)" % (since, suite_version))
+    newest, first = released
+    if newest is None:
+        return
+    shipped = first.get(where)
+    if shipped is not None and semver(since) > semver(shipped):
+        problem(where, "since %s is newer than %s, the release that shipped it" % (since, shipped))
+    if shipped is None and semver(since) <= semver(newest):
+        problem(where, "since %s, but no release up to %s holds the case: a case added "
+                "after %s has the since of the release that first ships it (%s)"
+                % (since, newest, newest, suite_version))
+
+
 def check_case(case_dir, area, case_id, where, validator, codes, codes_from,
-               sections, suite_version, ids, problem):
+               sections, suite_version, ids, problem, released=(None, {})):
     case_json = os.path.join(case_dir, "case.json")
     if not os.path.isfile(case_json) or os.path.islink(case_json):
         problem(where, "no case.json")
@@ -215,6 +271,9 @@ def check_case(case_dir, area, case_id, where, validator, codes, codes_from,
         problem(where, "case.json is not strict JSON: %s" % e)
         return
 
+    if depth_of(case) > ENVELOPE_DEPTH:
+        problem(where, "case.json nests %d deep, more than the %d a case may (README 2.2)"
+                % (depth_of(case), ENVELOPE_DEPTH))
     for err in sorted(validator.iter_errors(case), key=lambda e: list(e.absolute_path)):
         loc = "/".join(str(p) for p in err.absolute_path) or "(top)"
         problem(where, "schema: at %s: %s" % (loc, err.message))
@@ -244,8 +303,7 @@ def check_case(case_dir, area, case_id, where, validator, codes, codes_from,
         problem(where, "spec %r names no section heading of docs/format-v3.md" % spec)
     since = case.get("since")
     if isinstance(since, str) and re.match(r"^\d+\.\d+\.\d+$", since):
-        if semver(since) > semver(suite_version):
-            problem(where, "since %s is newer than the suite (%s)" % (since, suite_version))
+        check_since(where, since, suite_version, released, problem)
 
     listed = set()
     for i, entry in enumerate(case.get("inputs") or []):

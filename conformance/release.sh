@@ -4,7 +4,8 @@
 # suite, for ports that take the suite without the rest of scrollcase:
 #
 #   scrollcase-conformance-corpus-<V>.tar.gz   golden/, the case schema, the
-#       suite README and VERSION, docs/format-v3.md and docs/errors.md, the
+#       suite README, VERSION and CHANGES, the rule inventory (rules.json) and
+#       its coverage table (COVERAGE.md), docs/format-v3.md and docs/errors.md, the
 #       example Python adapter; packed deterministically (sorted names, fixed
 #       times and owners, gzip -n), so the same tree gives the same bytes
 #   scrollcase-conform-<V>-<os>-<arch>.tar.gz  bin/scrollcase-conform built by
@@ -64,7 +65,8 @@ cname=scrollcase-conformance-corpus-$version
 c=$work/$cname
 mkdir -p "$c/conformance/examples" "$c/docs"
 cp -R "$root/golden" "$c/golden"
-cp "$here/README.md" "$here/VERSION" "$here/case.schema.json" "$c/conformance/"
+cp "$here/README.md" "$here/VERSION" "$here/case.schema.json" "$here/CHANGES.md" \
+    "$here/rules.json" "$here/COVERAGE.md" "$c/conformance/"
 cp -R "$here/examples/python" "$c/conformance/examples/python"
 find "$c" -name __pycache__ -prune -exec rm -rf {} +
 cp "$root/docs/format-v3.md" "$root/docs/errors.md" "$c/docs/"

@@ -5,6 +5,11 @@ with scrollcase-mutant-adapter and check that each mutation is caught.
 
 usage: run_mutants.py --runner R --adapter MUTANT --corpus DIR
                       --mutations mutants.json [--out DIR] [--only NAME]
+                      [--area A ...] [-- ADAPTER ARG...]
+
+The adapter is --adapter (one path) or the argv after `--` (an interpreter
+and its script: the example port's mutant.py).  --area limits every run to
+those areas (the areas a port implements).
 
 First a baseline run with no mutation (the mutant build is the real
 adapter plus a layer that is off by default) records which cases pass; a
@@ -33,17 +38,19 @@ import sys
 import tempfile
 
 
-def run_suite(runner, adapter, corpus, report, mutation, cases=()):
+def run_suite(runner, adapter, corpus, report, mutation, cases=(), areas=()):
     env = dict(os.environ)
     env.pop("SCROLLCASE_MUTATION", None)
     if mutation is not None:
         env["SCROLLCASE_MUTATION"] = mutation
     if os.path.exists(report):
         os.unlink(report)  # never read a stale report of an earlier run
-    cmd = [runner, "--adapter", adapter, "--corpus", corpus,
-           "--report-json", report]
+    cmd = [runner, "--corpus", corpus, "--report-json", report]
+    for a in areas:
+        cmd += ["--area", a]
     for g in cases:
         cmd += ["--case", g]
+    cmd += ["--"] + adapter
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, timeout=1800)
     out = proc.stdout.decode("utf-8", "replace")
@@ -59,7 +66,7 @@ def hello(adapter, mutation):
     env.pop("SCROLLCASE_MUTATION", None)
     if mutation is not None:
         env["SCROLLCASE_MUTATION"] = mutation
-    proc = subprocess.run([adapter, "--hello"], env=env, stdout=subprocess.PIPE,
+    proc = subprocess.run(adapter + ["--hello"], env=env, stdout=subprocess.PIPE,
                           timeout=60)
     if proc.returncode != 0:
         return None
@@ -69,17 +76,23 @@ def hello(adapter, mutation):
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--runner", required=True)
-    ap.add_argument("--adapter", required=True)
+    ap.add_argument("--adapter")
+    ap.add_argument("--area", action="append", default=[],
+                    help="run only the cases of this area (repeatable)")
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--mutations", required=True)
     ap.add_argument("--out", help="directory for the per-mutation reports")
     ap.add_argument("--only", action="append", help="check only this mutation")
     ap.add_argument("--parallel", type=int, default=2,
                     help="mutation runs at once (each runner uses --jobs 2)")
+    rest = []
+    if "--" in argv:
+        rest = argv[argv.index("--") + 1:]
+        argv = argv[:argv.index("--")]
     args = ap.parse_args(argv)
-
-    if " " in args.adapter:
-        sys.exit("run_mutants.py: the adapter path must not contain spaces")
+    if bool(args.adapter) == bool(rest):
+        sys.exit("run_mutants.py: give the adapter as --adapter PATH or after --, not both")
+    adapter = [args.adapter] if args.adapter else rest
     out_dir = args.out or tempfile.mkdtemp(prefix="scrollcase-mutants-")
     os.makedirs(out_dir, exist_ok=True)
     with open(args.mutations, encoding="utf-8") as f:
@@ -87,7 +100,7 @@ def main(argv):
     mutations = spec["mutations"]
     problems = []
 
-    h = hello(args.adapter, None)
+    h = hello(adapter, None)
     if h is None or h.get("mutation") is not None:
         sys.exit("run_mutants.py: the mutant adapter's plain --hello failed or "
                  "reports an active mutation")
@@ -100,8 +113,8 @@ def main(argv):
     for name in sorted(set(listed) - known):
         problems.append("mutation %s is in mutants.json but the adapter lacks it" % name)
 
-    rc, out, base = run_suite(args.runner, args.adapter, args.corpus,
-                              os.path.join(out_dir, "baseline.json"), None)
+    rc, out, base = run_suite(args.runner, adapter, args.corpus,
+                              os.path.join(out_dir, "baseline.json"), None, areas=args.area)
     if rc not in (0, 1) or base is None:
         sys.exit("run_mutants.py: the baseline run exited %d:\n%s" % (rc, out[-3000:]))
     passing = set("%s/%s" % (c["area"], c["id"]) for c in base["cases"]
@@ -119,8 +132,8 @@ def main(argv):
     # would cost minutes under the sanitizers.
     def one(m):
         report = os.path.join(out_dir, "%s.json" % m["name"])
-        return run_suite(args.runner, args.adapter, args.corpus, report, m["name"],
-                         m.get("mustFail") or ())
+        return run_suite(args.runner, adapter, args.corpus, report, m["name"],
+                         m.get("mustFail") or (), areas=args.area)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, args.parallel)) as pool:
         runs = list(pool.map(one, todo))

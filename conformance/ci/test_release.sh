@@ -32,6 +32,7 @@ done
     fail "the released runner does not speak protocol ${version%.*}"
 diff -r "$root/golden" "$corpus/golden" >/dev/null || fail "the corpus tarball differs from golden/"
 for f in conformance/case.schema.json conformance/README.md conformance/VERSION \
+    conformance/CHANGES.md conformance/rules.json conformance/COVERAGE.md \
     docs/format-v3.md docs/errors.md conformance/examples/python/adapter.py; do
     cmp -s "$root/$f" "$corpus/$f" || fail "$f missing or different in the corpus tarball"
 done

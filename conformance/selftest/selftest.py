@@ -582,6 +582,114 @@ def corpus_schema(ctx):
           % p.stdout.decode())
 
 
+def since_shipped(ctx):
+    """check_cases.py refuses a case whose since is older than the release
+    that first shipped it: a case added after release R claims since <= R."""
+    rel = os.path.join(ctx.tmp, "released")
+    os.makedirs(rel)
+    names = sorted("%s/%s" % (a, c) for a in os.listdir(CORPUS)
+                   if os.path.isdir(os.path.join(CORPUS, a))
+                   for c in os.listdir(os.path.join(CORPUS, a))
+                   if os.path.isdir(os.path.join(CORPUS, a, c)))
+    def run(listed):
+        with open(os.path.join(rel, "2.0.0"), "w") as f:
+            f.write("".join(n + "\n" for n in listed))
+        return subprocess.run([sys.executable, os.path.join(HERE, "..", "check_cases.py"),
+                               CORPUS, "--released", rel],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    p = run(names)
+    check(p.returncode == 0, "every case shipped in 2.0.0:\n%s" % p.stdout.decode())
+    p = run(names[1:])
+    check(p.returncode == 1 and ("%s: since 1.0.0, but no release up to 2.0.0 holds the case"
+                                 % names[0]).encode() in p.stdout,
+          "a case 2.0.0 did not ship, with since 1.0.0, is refused:\n%s" % p.stdout.decode())
+
+
+def rules_checker(ctx):
+    """check_rules.py finds each kind of gap and problem in a tiny inventory:
+    an id only in the text, a limit pinned on one side, an order without both
+    failures, a look-alike missing, a place missing, a waiver without a reason
+    or for a gap that is not there, a stale COVERAGE.md."""
+    root = os.path.join(ctx.tmp, "rules-root")
+    os.makedirs(os.path.join(root, "docs"))
+    os.makedirs(os.path.join(root, "conformance"))
+    def case(area, cid, rules):
+        d = os.path.join(root, "golden", area, cid)
+        os.makedirs(d)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"id": cid, "rules": rules}, f)
+    text = ("# T\n\n## 1. One\n\nAt most 3 {#a.limit}. In this order {#a.order}.\n"
+            "ASCII only {#a.class}. Everywhere {#a.shared}.\n")
+    rules = [{"id": "a.limit", "section": "1", "kind": "limit", "limit": {"max": 3}, "cases": []},
+             {"id": "a.order", "section": "1", "kind": "order", "cases": []},
+             {"id": "a.class", "section": "1", "kind": "char-class", "cases": []},
+             {"id": "a.shared", "section": "1", "kind": "shared", "places": ["x", "y"], "cases": []}]
+    case("x", "x-at", ["a.limit@at-max", "a.order", "a.class", "a.shared@x"])
+    def run(write=False, doc=text, inv=rules):
+        with open(os.path.join(root, "docs", "format-v3.md"), "w") as f:
+            f.write(doc)
+        with open(os.path.join(root, "conformance", "rules.json"), "w") as f:
+            json.dump({"rules": inv}, f)
+        p = subprocess.run([sys.executable, os.path.join(HERE, "..", "check_rules.py"), "--root", root]
+                           + (["--write"] if write else []),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        return p.returncode, p.stdout.decode()
+    rc, out = run(write=True)
+    for gap in ("GAP a.limit (\u00a71 limit): no case over-max", "GAP a.order (\u00a71 order): no case both",
+                "GAP a.class (\u00a71 char-class): no case lookalike",
+                "GAP a.shared (\u00a71 shared): no case place:y"):
+        check(rc == 1 and gap in out, "check_rules.py reports %r:\n%s" % (gap, out))
+    check("a.limit (\u00a71 limit): no case at-max" not in out, "a case at the bound counts:\n%s" % out)
+    reasons = {"a.limit": {"over-max": "needs a 4 GiB input"},
+               "a.order": {"both": "same code either way"},
+               "a.class": {"lookalike": "no non-ASCII spelling exists"},
+               "a.shared": {"place:y": "y has no reader yet"}}
+    waived = [dict(r, waivers=reasons[r["id"]]) for r in rules]
+    rc, out = run(write=True, inv=waived)
+    check(rc == 0 and "0 gaps, 4 waived, 0 problems" in out, "waivers with reasons pass:\n%s" % out)
+    rc, out = run(inv=waived, doc=text + "More {#a.extra}.\n")
+    check(rc == 1 and "{#a.extra} is not in conformance/rules.json" in out
+          and "COVERAGE.md is stale" not in out, "an id only in the text is a problem:\n%s" % out)
+    bad = [dict(r) for r in waived]
+    bad[0]["waivers"] = {"over-max": "", "at-max": "covered anyway, so stale"}
+    rc, out = run(inv=bad)
+    check(rc == 1 and "the waiver of over-max needs a reason" in out
+          and "waiver of at-max is stale" in out, "bad waivers are problems:\n%s" % out)
+    rc, out = run(inv=waived)
+    with open(os.path.join(root, "conformance", "COVERAGE.md"), "a") as f:
+        f.write("edited\n")
+    rc, out = run(inv=waived)
+    check(rc == 1 and "COVERAGE.md is stale" in out, "a stale COVERAGE.md is a problem:\n%s" % out)
+
+
+def persistent_request_protocol(ctx):
+    """README 3.8, for the built-in adapter and the example port: a request
+    with members the protocol does not define is answered as if they were
+    absent; an adapter's own bug (here a case directory that does not exist)
+    gets no response, and the adapter exits with a status other than 0."""
+    golden = os.path.join(HERE, "..", "..", "golden")
+    case = os.path.abspath(os.path.join(golden, "json", "json-empty-input"))
+    adapters = [("built-in", [os.path.join(os.path.dirname(ctx.runner), "scrollcase-adapter")]),
+                ("example", [sys.executable, os.path.join(HERE, "..", "examples", "python",
+                                                          "adapter.py")])]
+    for name, argv in adapters:
+        work = tempfile.mkdtemp(dir=ctx.tmp)
+        requests = [{"seq": 1, "operation": "json-read", "case": case, "work": work,
+                     "x-trace": {"id": "abc"}, "deadlineMs": 5000},
+                    {"seq": 2, "operation": "json-read", "case": case + "-missing",
+                     "work": work}]
+        p = subprocess.run(argv + ["--persistent"],
+                           input="".join(json.dumps(r) + "\n" for r in requests).encode(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        lines = p.stdout.decode().splitlines()
+        check(len(lines) >= 1 and json.loads(lines[0]) == {"seq": 1, "error": "invalid-json"},
+              "%s: a request with unknown members is answered normally: %r" % (name, lines))
+        check(len(lines) == 1, "%s: no response for the adapter's own bug: %r" % (name, lines))
+        check(p.returncode not in (0, None) and p.returncode > 0,
+              "%s: an adapter's own bug ends it with a non-zero status, got %s"
+              % (name, p.returncode))
+
+
 def hello_typo(ctx):
     """A misspelt operation or feature in --hello is refused, with a suggestion,
     instead of quietly turning cases into UNSUPPORTED; extensions under x- are fine."""
@@ -825,6 +933,9 @@ SCENARIOS = {
     "hello-required": hello_required,
     "list-only": list_only,
     "corpus-schema": corpus_schema,
+    "since-shipped": since_shipped,
+    "persistent-request-protocol": persistent_request_protocol,
+    "rules-checker": rules_checker,
     "false-green": false_green,
     "xfail-crash": xfail_crash,
     "hello-typo": hello_typo,

@@ -750,8 +750,9 @@ static int emit(const sc_json *v, FILE *f, int compact)
     size_t len = 0;
     sc_error err;
     sc_error_clear(&err);
-    sc_code code = compact ? sc_json_write_compact(v, &text, &len, &err)
-                           : sc_json_write(v, &text, &len, &err);
+    /* An answer carries a document (json-read's value) a level or two down:
+     * written with the envelope's depth, as the runner reads it. */
+    sc_code code = sc_json_write_depth(v, compact, SC_JSON_ENVELOPE_DEPTH, &text, &len, &err);
     if (code != SC_OK)
         return ad_fail(EXIT_ADAPTER, "cannot write the output: %s", err.message);
     size_t done = fwrite(text, 1, len, f);
@@ -814,7 +815,7 @@ static int load_case(kase *k, const char *op)
     char *path = sc_xjoin(k->dir, "case.json");
     sc_error err;
     sc_error_clear(&err);
-    sc_code code = sc_json_parse_file(path, &k->doc, &err);
+    sc_code code = sc_json_parse_file_depth(path, SC_JSON_ENVELOPE_DEPTH, &k->doc, &err);
     free(path);
     if (code != SC_OK)
         return ad_fail(EXIT_ADAPTER, "case.json: %s", err.message);
@@ -938,7 +939,7 @@ static int serve(void)
         sc_error_clear(&err);
         uint64_t seq = 0;
         const char *op = NULL, *dir = NULL, *work = NULL;
-        if (sc_json_parse(line, (size_t)n, &req, &err) != SC_OK)
+        if (sc_json_parse_depth(line, (size_t)n, SC_JSON_ENVELOPE_DEPTH, &req, &err) != SC_OK)
             rc = ad_fail(EXIT_ADAPTER, "request is not JSON: %s", err.message);
         else if (!sc_json_uint53(ad_get(req, "seq"), &seq) ||
                  (op = sc_json_cstr(ad_get(req, "operation"))) == NULL ||

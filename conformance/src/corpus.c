@@ -175,7 +175,7 @@ static void load_case(sc_case *c)
     char *path = sc_xjoin(c->dir, "case.json");
     sc_error err;
     sc_error_clear(&err);
-    if (sc_json_parse_file(path, &c->doc, &err) != SC_OK) {
+    if (sc_json_parse_file_depth(path, SC_JSON_ENVELOPE_DEPTH, &c->doc, &err) != SC_OK) {
         free(path);
         c->doc = NULL;
         set_error(c, "case.json cannot be read: %s", err.message);

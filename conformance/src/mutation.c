@@ -360,7 +360,7 @@ static sc_json *manifest_input(const sc_adapter_ctx *ctx, sc_doc_type *type,
     sc_json *kase = NULL, *doc = NULL;
     sc_error err;
     sc_error_clear(&err);
-    if (sc_json_parse_file(path.data, &kase, &err) != SC_OK) {
+    if (sc_json_parse_file_depth(path.data, SC_JSON_ENVELOPE_DEPTH, &kase, &err) != SC_OK) {
         sc_buf_free(&path);
         return NULL;
     }

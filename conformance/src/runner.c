@@ -1025,7 +1025,7 @@ static void judge_process(const sc_run *r, sc_case *c, const sc_proc *p)
     sc_json *out = NULL;
     sc_error err;
     sc_error_clear(&err);
-    if (sc_json_parse(p->out.data ? p->out.data : "", p->out.len, &out, &err) != SC_OK) {
+    if (sc_json_parse_depth(p->out.data ? p->out.data : "", p->out.len, SC_JSON_ENVELOPE_DEPTH, &out, &err) != SC_OK) {
         set_result(c, SC_ST_FAIL, "stdout (exit status %d) is not one JSON value: %s",
                    c->exit_code, err.message);
         keep_raw(c, p->out.data, p->out.len);
@@ -1069,7 +1069,7 @@ static int judge_response(const sc_run *r, sc_case *c, const char *line, size_t 
     sc_json *doc = NULL;
     sc_error err;
     sc_error_clear(&err);
-    if (sc_json_parse(line, len, &doc, &err) != SC_OK) {
+    if (sc_json_parse_depth(line, len, SC_JSON_ENVELOPE_DEPTH, &doc, &err) != SC_OK) {
         crash(c, "the persistent adapter's response is not one JSON value: %s",
               err.message);
         keep_raw(c, line, len);

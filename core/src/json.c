@@ -519,6 +519,7 @@ typedef struct parser {
     size_t buf_len;
     size_t buf_cap;
     uint64_t seed;
+    int max_depth; /* SC_JSON_MAX_DEPTH, or more for a protocol envelope */
 } parser;
 
 static sc_code fail_at(parser *p, size_t offset, const char *fmt, ...)
@@ -1037,9 +1038,9 @@ static sc_code parse_value(parser *p, int depth, sc_json **out)
     switch (c) {
     case '{':
     case '[':
-        if (depth >= SC_JSON_MAX_DEPTH)
+        if (depth >= p->max_depth)
             return fail_at(p, p->pos, "nesting deeper than %d levels",
-                           SC_JSON_MAX_DEPTH);
+                           p->max_depth);
         return c == '{' ? parse_object(p, depth + 1, out)
                         : parse_array(p, depth + 1, out);
     case '"': {
@@ -1106,13 +1107,22 @@ static sc_code parse_value(parser *p, int depth, sc_json **out)
 sc_code sc_json_parse(const char *bytes, size_t len, sc_json **out,
                       sc_error *err)
 {
+    return sc_json_parse_depth(bytes, len, SC_JSON_MAX_DEPTH, out, err);
+}
+
+sc_code sc_json_parse_depth(const char *bytes, size_t len, int max_depth,
+                            sc_json **out, sc_error *err)
+{
     if (out != NULL)
         *out = NULL;
-    if (out == NULL || (bytes == NULL && len > 0))
+    if (out == NULL || (bytes == NULL && len > 0) || max_depth < 1 ||
+        max_depth > SC_JSON_ENVELOPE_DEPTH)
         return sc_error_set(err, SC_E_USAGE, NULL,
-                            "sc_json_parse: no input or no output");
+                            "sc_json_parse: no input, no output or a depth "
+                            "outside 1..%d", SC_JSON_ENVELOPE_DEPTH);
     parser p;
     memset(&p, 0, sizeof p);
+    p.max_depth = max_depth;
     p.s = (const unsigned char *)bytes;
     p.len = len;
     p.err = err;
@@ -1148,6 +1158,12 @@ sc_code sc_json_parse(const char *bytes, size_t len, sc_json **out,
 
 sc_code sc_json_parse_file(const char *path, sc_json **out, sc_error *err)
 {
+    return sc_json_parse_file_depth(path, SC_JSON_MAX_DEPTH, out, err);
+}
+
+sc_code sc_json_parse_file_depth(const char *path, int max_depth, sc_json **out,
+                                 sc_error *err)
+{
     if (out != NULL)
         *out = NULL;
     char *bytes = NULL;
@@ -1155,7 +1171,7 @@ sc_code sc_json_parse_file(const char *path, sc_json **out, sc_error *err)
     sc_code rc = sc_file_read(path, &bytes, &len, NULL, err);
     if (rc != SC_OK)
         return rc;
-    rc = sc_json_parse(bytes, len, out, err);
+    rc = sc_json_parse_depth(bytes, len, max_depth, out, err);
     free(bytes);
     if (rc != SC_OK && err != NULL) {
         char msg[SC_ERROR_MESSAGE_MAX];
@@ -1425,6 +1441,7 @@ typedef struct writer {
     size_t n;
     size_t cap;
     int pretty;
+    int max_depth;
     sc_code rc; /* first failure */
     sc_error *err;
 } writer;
@@ -1583,10 +1600,10 @@ static void write_value(writer *w, const sc_json *v, int depth)
         return;
     }
     int is_obj = v->type == SC_JSON_OBJECT;
-    if (depth >= SC_JSON_MAX_DEPTH) {
+    if (depth >= w->max_depth) {
         char what[64];
         snprintf(what, sizeof what, "nesting deeper than %d levels",
-                 SC_JSON_MAX_DEPTH);
+                 w->max_depth);
         write_fail(w, what);
         return;
     }
@@ -1616,19 +1633,21 @@ static void write_value(writer *w, const sc_json *v, int depth)
     put_c(w, is_obj ? '}' : ']');
 }
 
-static sc_code write_any(const sc_json *v, int pretty, char **out,
+static sc_code write_any(const sc_json *v, int pretty, int max_depth, char **out,
                          size_t *len, sc_error *err)
 {
     if (out != NULL)
         *out = NULL;
     if (len != NULL)
         *len = 0;
-    if (v == NULL || out == NULL)
+    if (v == NULL || out == NULL || max_depth < 1 || max_depth > SC_JSON_ENVELOPE_DEPTH)
         return sc_error_set(err, SC_E_USAGE, NULL,
-                            "sc_json_write: no tree or no output");
+                            "sc_json_write: no tree, no output or a depth outside 1..%d",
+                            SC_JSON_ENVELOPE_DEPTH);
     writer w;
     memset(&w, 0, sizeof w);
     w.pretty = pretty;
+    w.max_depth = max_depth;
     w.err = err;
     w.rc = SC_OK;
     write_value(&w, v, 0);
@@ -1650,13 +1669,19 @@ static sc_code write_any(const sc_json *v, int pretty, char **out,
 sc_code sc_json_write(const sc_json *v, char **out, size_t *len,
                       sc_error *err)
 {
-    return write_any(v, 1, out, len, err);
+    return write_any(v, 1, SC_JSON_MAX_DEPTH, out, len, err);
 }
 
 sc_code sc_json_write_compact(const sc_json *v, char **out, size_t *len,
                               sc_error *err)
 {
-    return write_any(v, 0, out, len, err);
+    return write_any(v, 0, SC_JSON_MAX_DEPTH, out, len, err);
+}
+
+sc_code sc_json_write_depth(const sc_json *v, int compact, int max_depth,
+                           char **out, size_t *len, sc_error *err)
+{
+    return write_any(v, !compact, max_depth, out, len, err);
 }
 
 sc_code sc_json_write_file(const sc_json *v, const char *path, unsigned mode,

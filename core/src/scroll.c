@@ -193,9 +193,17 @@ static sc_code check_module(ctx *c, const sc_json *v, const char *field)
     return want_pattern(c, v, field, sc_is_dotted_name, "a dotted Python module name");
 }
 
+/* A program argument (5.2): a string without U+0000, which no argv entry can
+ * carry; refused here so that the scroll, not its release, is refused. */
 static sc_code check_string_arg(ctx *c, const sc_json *v, const char *field)
 {
-    return sc_check_type(c, v, SC_JSON_STRING, field);
+    sc_code rc = sc_check_type(c, v, SC_JSON_STRING, field);
+    if (rc != SC_OK)
+        return rc;
+    if (memchr(v->string, '\0', v->length) != NULL)
+        return sc_check_fail_code(c, SC_E_INVALID_SCROLL, field,
+                    "%s holds U+0000, which no program argument can carry", field);
+    return SC_OK;
 }
 
 static sc_code check_asset(ctx *c, const sc_json *v, const char *field)

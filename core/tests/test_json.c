@@ -451,6 +451,55 @@ static void test_nesting_64_accepted_65_rejected(void)
     free(s);
 }
 
+/* A protocol envelope (conformance case files and messages) may nest
+ * SC_JSON_ENVELOPE_DEPTH (72) deep, so that a document at the 64 limit fits
+ * in the message carrying it; documents keep the 64 limit. */
+static void test_envelope_depth_72_only_where_asked(void)
+{
+    sc_error err;
+    sc_json *v = NULL;
+    char *s = nested(SC_JSON_ENVELOPE_DEPTH, '[', ']', "");
+    CU_ASSERT_EQUAL(sc_json_parse_depth(s, strlen(s), SC_JSON_ENVELOPE_DEPTH, &v, &err), SC_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    sc_json *w = NULL;
+    CU_ASSERT_EQUAL(sc_json_parse(s, strlen(s), &w, &err), SC_E_INVALID_JSON);
+    CU_ASSERT_PTR_NULL(w);
+    free(s);
+    s = nested(65, '[', ']', "");
+    CU_ASSERT_EQUAL(sc_json_parse(s, strlen(s), &w, &err), SC_E_INVALID_JSON);
+    CU_ASSERT_EQUAL(sc_json_parse_depth(s, strlen(s), 64, &w, &err), SC_E_INVALID_JSON);
+    CU_ASSERT_EQUAL(sc_json_parse_depth(s, strlen(s), 65, &w, &err), SC_OK);
+    sc_json_free(w);
+    free(s);
+    s = nested(SC_JSON_ENVELOPE_DEPTH + 1, '[', ']', "");
+    w = NULL;
+    CU_ASSERT_EQUAL(sc_json_parse_depth(s, strlen(s), SC_JSON_ENVELOPE_DEPTH, &w, &err),
+                    SC_E_INVALID_JSON);
+    CU_ASSERT_PTR_NULL(w);
+    free(s);
+
+    /* The writers: 72 deep only with the envelope depth. */
+    char *text = NULL;
+    size_t len = 0;
+    CU_ASSERT_EQUAL(sc_json_write_depth(v, 1, SC_JSON_ENVELOPE_DEPTH, &text, &len, &err), SC_OK);
+    CU_ASSERT_EQUAL(len, 2 * (size_t)SC_JSON_ENVELOPE_DEPTH);
+    free(text);
+    text = NULL;
+    CU_ASSERT_EQUAL(sc_json_write_depth(v, 0, SC_JSON_ENVELOPE_DEPTH, &text, &len, &err), SC_OK);
+    free(text);
+    text = NULL;
+    CU_ASSERT_EQUAL(sc_json_write_compact(v, &text, &len, &err), SC_E_INVALID_JSON);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_EQUAL(sc_json_write(v, &text, &len, &err), SC_E_INVALID_JSON);
+
+    /* A depth outside 1..72 is a usage error, not a silent clamp. */
+    CU_ASSERT_EQUAL(sc_json_parse_depth("[]", 2, 0, &w, &err), SC_E_USAGE);
+    CU_ASSERT_EQUAL(sc_json_parse_depth("[]", 2, SC_JSON_ENVELOPE_DEPTH + 1, &w, &err),
+                    SC_E_USAGE);
+    CU_ASSERT_EQUAL(sc_json_write_depth(v, 1, 0, &text, &len, &err), SC_E_USAGE);
+    sc_json_free(v);
+}
+
 /* ---- numbers ---------------------------------------------------------------- */
 
 static void test_number_overflowing_double_is_invalid_json(void)
@@ -1153,6 +1202,7 @@ void register_json_tests(void)
     SC_ADD_TEST(s, test_member_order_is_kept);
     SC_ADD_TEST(s, test_strings_may_hold_nul);
     SC_ADD_TEST(s, test_nesting_64_accepted_65_rejected);
+    SC_ADD_TEST(s, test_envelope_depth_72_only_where_asked);
     SC_ADD_TEST(s, test_number_overflowing_double_is_invalid_json);
     SC_ADD_TEST(s, test_integer_above_2_53_minus_1_rejected);
     SC_ADD_TEST(s, test_number_values_are_exact);

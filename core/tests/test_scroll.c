@@ -859,6 +859,13 @@ static void s5_execution_kinds(void)
                NULL, SC_E_INVALID_SCROLL);
     EXPECT_CHK("{'execution':{'kind':'python-script','module':'m','defaultArgs':[]}}", NULL,
                SC_E_INVALID_SCROLL);
+    /* 5.2: no defaultArgs string holds U+0000: the scroll is refused, not
+     * only the release built from it. */
+    EXPECT_CHK("{'execution':{'kind':'python-module','module':'m','defaultArgs':['a\\u0000b']}}",
+               NULL, SC_E_INVALID_SCROLL);
+    s = OK_SCROLL("{'execution':{'kind':'python-module','module':'m','defaultArgs':['a\\u0001b']}}",
+                  NULL);
+    sc_scroll_free(s);
 }
 
 static void s5_parity_rules(void)

@@ -12,7 +12,8 @@ Python 3 standard library only.
     adapter.py --persistent                            JSON lines (3.8)
 
 Areas: `target` (target-id, format 4), `json` (json-read, 2.1 and 2.2),
-`payload` (payload-digest and payload-list-parse, 14).  A port replaces the
+`payload` (payload-digest and payload-list-parse, 14), `parity`
+(parity-compare, 17).  A port replaces the
 functions under "the implementation" with calls into its own library and keeps
 the protocol part as it is.
 
@@ -25,8 +26,10 @@ to tell a deliberate "no" from a broken adapter.
 import base64
 import hashlib
 import json
+import math
 import os
 import re
+import struct
 import sys
 
 PROTOCOL = 2
@@ -60,9 +63,10 @@ class Number(float):
 
 
 class Reader:
-    def __init__(self, data):
+    def __init__(self, data, limit=None):
         self.b = data
         self.i = 0
+        self.limit = MAX_DEPTH if limit is None else limit
         self.max_depth = 0
 
     def fail(self, what):
@@ -78,8 +82,8 @@ class Reader:
             self.fail("unexpected end of input")
         c = self.b[self.i:self.i + 1]
         if c in (b"{", b"["):
-            if depth + 1 > MAX_DEPTH:
-                self.fail("nested deeper than %d" % MAX_DEPTH)
+            if depth + 1 > self.limit:
+                self.fail("nested deeper than %d" % self.limit)
             self.max_depth = max(self.max_depth, depth + 1)
             return self.obj(depth + 1) if c == b"{" else self.arr(depth + 1)
         if c == b'"':
@@ -208,14 +212,14 @@ class Reader:
         return Number(v)
 
 
-def json_parse(data):
+def json_parse(data, limit=None):
     if data.startswith(b"\xef\xbb\xbf"):
         raise Rejected("invalid-json", "byte-order mark")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
         raise Rejected("invalid-json", "not UTF-8")
-    r = Reader(data)
+    r = Reader(data, limit)
     v = r.value(0)
     r.ws()
     if r.i != len(data):
@@ -310,7 +314,8 @@ ASSERTION = {
 }
 VALIDATION = {"cpu": {"CUDA_VISIBLE_DEVICES": ""}, "cuda": {"CUDA_VISIBLE_DEVICES": "0"},
               "metal": {"PYTORCH_ENABLE_MPS_FALLBACK": "0"}}
-CUDA_VERSION = re.compile(r"[1-9][0-9]*\.[0-9]+")
+CUDA_VERSION = re.compile(r"[1-9][0-9]*\.[0-9]+")   # [0-9] is ASCII; \d is not
+CUDA_VERSION_MAX = 31                                # characters, inclusive
 
 
 def target_describe(t):
@@ -330,7 +335,7 @@ def target_describe(t):
         raise Rejected("unsupported-target", "not in the matrix")
     if t["accelerator"] == "cuda":
         cv = t.get("cudaVersion")
-        if cv is None or len(cv) > 31 or not CUDA_VERSION.fullmatch(cv):
+        if cv is None or len(cv) > CUDA_VERSION_MAX or not CUDA_VERSION.fullmatch(cv):
             bad("cudaVersion")
         tid = "%s-%s-cuda%s" % (t["platform"], t["arch"], cv)
     else:
@@ -365,11 +370,16 @@ def path_check(p):
         bad("not UTF-8")
     if b"\\" in p:
         bad("backslash")
-    if p.startswith(b"/") or (len(p) >= 2 and chr(p[0]).isascii() and
-                              chr(p[0]).isalpha() and p[1:2] == b":"):
+    if p.startswith(b"/") or has_drive_prefix(p):
         bad("absolute or drive prefix")
     if any(seg in (b"", b".", b"..") for seg in p.split(b"/")):
         bad("empty, . or .. segment")
+
+
+def has_drive_prefix(p):
+    """An ASCII letter, either case, then ':' (section 3): not only C:, and
+    not a Unicode letter."""
+    return len(p) >= 2 and (0x41 <= p[0] <= 0x5A or 0x61 <= p[0] <= 0x7A) and p[1:2] == b":"
 
 
 def ascii_fold(p):
@@ -384,6 +394,18 @@ def check_collisions(paths):
         if f in seen:
             raise Rejected("entry-collision", "%r and %r" % (seen[f], p))
         seen[f] = p
+
+
+def record_after(prev, record):
+    """Canonical order (14.2): unsigned bytes, so UTF-8 order, never UTF-16."""
+    return record > prev
+
+
+def judge_paths(paths):
+    """14.4 steps 7 then 8: every path by section 3 first, then collisions."""
+    for p in paths:
+        path_check(p)
+    check_collisions(paths)
 
 
 def payload_list_parse(data):
@@ -414,14 +436,12 @@ def payload_list_parse(data):
         if prev is not None:
             if path == prev[0]:
                 bad("path named twice")
-            if record <= prev[1]:
+            if not record_after(prev[1], record):
                 bad("not in canonical order")
         prev = (path, record)
         records.append((path, kind, digest))
         i = nul + 68
-    for path, _, _ in records:
-        path_check(path)
-    check_collisions([p for p, _, _ in records])
+    judge_paths([p for p, _, _ in records])
     return {"entries": [{"path": p.decode("utf-8"), "kind": "file" if k == b"f" else "link",
                          "sha256": d.decode("ascii")} for p, k, d in records]}
 
@@ -451,11 +471,117 @@ def payload_digest(doc):
             "sha256": hashlib.sha256(stream).hexdigest(), "entryCount": len(records)}
 
 
+# ---- the implementation: parity (format 17) --------------------------------
+
+BIT_PATTERN = re.compile(r"0x(?:[0-9a-f]{8}|[0-9a-f]{16})")
+LARGEST = sys.float_info.max
+
+
+def parity_tolerance(text, name):
+    """17.2: exactly one JSON number literal (2.1), nothing around it."""
+    raw = text.encode("utf-8")
+    m = NUMBER.fullmatch(raw)
+    v = float(raw) if m else None
+    if v is None or not math.isfinite(v):
+        raise Rejected("invalid-tolerance", "%s %r is not a finite JSON number" % (name, text))
+    return v
+
+
+def parity_tolerances(args):
+    t = {k: parity_tolerance(args[k], k) for k in ("absolute", "relative", "minimumCosine")
+         if k in args}
+    if not t:
+        raise Rejected("invalid-tolerance", "no tolerance")
+    for k in ("absolute", "relative"):
+        if k in t and not t[k] > 0:
+            raise Rejected("invalid-tolerance", "%s must be greater than 0" % k)
+    if "minimumCosine" in t and not t["minimumCosine"] <= 1:
+        raise Rejected("invalid-tolerance", "minimumCosine must be at most 1")
+    return t
+
+
+def parity_values(data, what):
+    """17.1: a non-empty array, or an object whose values member is one, of
+    numbers and bit patterns; the shape of every element before finiteness."""
+    doc, _ = json_parse(data)
+    arr = doc.get("values") if isinstance(doc, dict) else doc
+    if not isinstance(arr, list) or not arr:
+        raise Rejected("invalid-parity-values", "%s: no non-empty array" % what)
+    out = []
+    for e in arr:
+        if isinstance(e, (int, float)) and not isinstance(e, bool):
+            out.append(float(e))
+        elif isinstance(e, str) and BIT_PATTERN.fullmatch(e):
+            raw = bytes.fromhex(e[2:])
+            out.append(struct.unpack(">f" if len(raw) == 4 else ">d", raw)[0])
+        else:
+            raise Rejected("invalid-parity-values", "%s: element %r" % (what, e))
+    if not all(math.isfinite(x) for x in out):
+        raise Rejected("parity-non-finite", "%s holds a NaN or an infinity" % what)
+    return out
+
+
+def finite(x):
+    """17.3: a difference or quotient that is not finite counts as the largest double."""
+    return x if math.isfinite(x) else LARGEST
+
+
+def cosine_of(d, p, q):
+    """17.3: one square root of the product (not sqrt(p) * sqrt(q))."""
+    return d / math.sqrt(p * q)
+
+
+def clamp_cosine(c):
+    """17.3: rounding can push the quotient past 1 (or -1)."""
+    return min(1.0, max(-1.0, c))
+
+
+def parity_measure(r, c):
+    if len(r) != len(c):
+        raise Rejected("parity-length-mismatch", "%d and %d values" % (len(r), len(c)))
+    diffs = [finite(abs(ci - ri)) for ri, ci in zip(r, c)]
+    rel = [finite(d / abs(ri)) for d, ri in zip(diffs, r) if ri != 0]
+    a, b = max(abs(x) for x in r), max(abs(x) for x in c)
+    if a == 0 or b == 0:
+        cos = 1.0 if a == b else 0.0   # two zero vectors agree; one has no direction
+    else:
+        d = p = q = 0.0
+        for ri, ci in zip(r, c):       # index order, one rounding per operation
+            x, y = ri / a, ci / b
+            d += x * y
+            p += x * x
+            q += y * y
+        cos = clamp_cosine(cosine_of(d, p, q))
+    return {"valueCount": len(r), "maximumAbsoluteError": max(diffs),
+            "maximumRelativeError": max(rel, default=0.0), "cosineSimilarity": cos}
+
+
+def parity_judge(m, t):
+    """17.4: a bound equal to its measurement passes; absolute, relative, cosine."""
+    for k, got, bad in (("absolute", m["maximumAbsoluteError"], lambda v, b: v > b),
+                        ("relative", m["maximumRelativeError"], lambda v, b: v > b),
+                        ("minimumCosine", m["cosineSimilarity"], lambda v, b: v < b)):
+        if k in t and bad(got, t[k]):
+            raise Rejected("parity-breach", "%s %r against %r" % (k, got, t[k]))
+
+
+def parity_compare(ref, cand, args):
+    t = parity_tolerances(args)          # 17.2's order: tolerances,
+    r = parity_values(ref, "reference")  # the reference,
+    c = parity_values(cand, "candidate") # the candidate,
+    m = parity_measure(r, c)             # the lengths and the measurements,
+    parity_judge(m, t)                   # then the bounds
+    return m
+
+
 # ---- the protocol ----------------------------------------------------------
 
 def load_case(case_dir, operation):
+    # case.json is the protocol's, not an input of the format: the standard
+    # library reads it (it nests up to 72 deep, README 2.2), so that nothing
+    # a port changes in its own reader can break the harness around it.
     with open(os.path.join(case_dir, "case.json"), "rb") as f:
-        case, _ = json_parse(f.read())
+        case = json.loads(f.read().decode("utf-8"))
     if case["operation"] != operation:
         raise RuntimeError("case.json names %s, called for %s" % (case["operation"], operation))
     return case
@@ -491,12 +617,20 @@ def op_payload_list_parse(case_dir, case):
     return payload_list_parse(input_bytes(case_dir, case, "list"))
 
 
+def op_parity_compare(case_dir, case):
+    return parity_compare(input_bytes(case_dir, case, "reference"),
+                          input_bytes(case_dir, case, "candidate"), case["args"])
+
+
 OPERATIONS = {
     "json-read": op_json_read,
+    "parity-compare": op_parity_compare,
     "payload-digest": op_payload_digest,
     "payload-list-parse": op_payload_list_parse,
     "target-id": op_target_id,
 }
+# The arguments each operation knows (README 3.4); any other is unsupported.
+ARGUMENTS = {"parity-compare": ("absolute", "relative", "minimumCosine")}
 
 
 def hello():
@@ -513,8 +647,9 @@ def call(operation, case_dir):
     if fn is None:
         return "unsupported", "operation %s" % operation
     case = load_case(case_dir, operation)
-    if case.get("args"):
-        return "unsupported", "arguments %s" % ", ".join(sorted(case["args"]))
+    unknown = sorted(set(case.get("args") or {}) - set(ARGUMENTS.get(operation, ())))
+    if unknown:
+        return "unsupported", "arguments %s" % ", ".join(unknown)
     try:
         return "output", fn(case_dir, case)
     except Rejected as e:

@@ -33,6 +33,15 @@ extern "C" {
 #endif
 
 #define SC_JSON_MAX_DEPTH 64
+/*
+ * The depth a protocol envelope may reach: a message that carries a document
+ * of the format a few levels down (a conformance case's expected output, an
+ * adapter's answer, a persistent-mode response) nests up to 8 levels more
+ * than the document, so that a document at the 64-level limit still fits and
+ * a result never depends on how deep the carrier wraps it.  Documents of the
+ * format are always read with SC_JSON_MAX_DEPTH.
+ */
+#define SC_JSON_ENVELOPE_DEPTH (SC_JSON_MAX_DEPTH + 8)
 #define SC_JSON_MAX_SAFE_INTEGER 9007199254740991.0 /* 2^53 - 1 */
 
 typedef enum sc_json_type {
@@ -77,6 +86,15 @@ sc_code sc_json_parse(const char *bytes, size_t len, sc_json **out,
  * err->path is set to path.
  */
 sc_code sc_json_parse_file(const char *path, sc_json **out, sc_error *err);
+
+/*
+ * sc_json_parse / sc_json_parse_file with another nesting limit, 1 to
+ * SC_JSON_ENVELOPE_DEPTH (else SC_E_USAGE): for protocol envelopes only.
+ */
+sc_code sc_json_parse_depth(const char *bytes, size_t len, int max_depth,
+                            sc_json **out, sc_error *err);
+sc_code sc_json_parse_file_depth(const char *path, int max_depth, sc_json **out,
+                                 sc_error *err);
 
 /* ---- building ------------------------------------------------------- */
 
@@ -149,6 +167,11 @@ sc_code sc_json_write(const sc_json *v, char **out, size_t *len,
 /* The same on one line with no spaces and no final LF (for JSON Lines). */
 sc_code sc_json_write_compact(const sc_json *v, char **out, size_t *len,
                               sc_error *err);
+
+/* sc_json_write (compact 0) or sc_json_write_compact (compact 1) with another
+ * nesting limit, 1 to SC_JSON_ENVELOPE_DEPTH: for protocol envelopes only. */
+sc_code sc_json_write_depth(const sc_json *v, int compact, int max_depth,
+                            char **out, size_t *len, sc_error *err);
 
 /*
  * ECMAScript Number::toString of a finite double into buf (at least 32
