@@ -140,7 +140,14 @@ extern "C" {
     /* end of issue 16 */                                               \
     /* issue 17: speed (appended below this line) */                    \
     X(SC_E_LIBRARY_MISSING, "library-missing")                               \
-    /* end of issue 17 */
+    /* end of issue 17 */                                               \
+    /* issue 26: native lock install (appended below this line) */      \
+    X(SC_E_UNSUPPORTED_LOCK_PACKAGE, "unsupported-lock-package")             \
+    X(SC_E_LOCK_PLATFORM_MISSING, "lock-platform-missing")                   \
+    X(SC_E_INVALID_WHEEL, "invalid-wheel")                                   \
+    X(SC_E_WHEEL_INCOMPATIBLE, "wheel-incompatible")                         \
+    X(SC_E_WHEEL_RECORD_MISMATCH, "wheel-record-mismatch")                   \
+    /* end of issue 26 */
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,
