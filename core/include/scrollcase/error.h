@@ -147,6 +147,8 @@ extern "C" {
     X(SC_E_INVALID_WHEEL, "invalid-wheel")                                   \
     X(SC_E_WHEEL_INCOMPATIBLE, "wheel-incompatible")                         \
     X(SC_E_WHEEL_RECORD_MISMATCH, "wheel-record-mismatch")                   \
+    X(SC_E_INVALID_PACKAGE, "invalid-package")                               \
+    X(SC_E_PACKAGE_SUBDIR, "package-subdir")                                 \
     /* end of issue 26 */
 
 typedef enum sc_code {
