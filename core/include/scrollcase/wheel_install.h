@@ -64,6 +64,8 @@ typedef struct sc_wheel_env {
                                     (NULL: the last segment of
                                     sc_target_python_entry_point) */
     const char *installer;       /* INSTALLER's line; NULL: "scrollcase" */
+    unsigned jobs;               /* threads extracting one wheel (jobs.h:
+                                    0 = every CPU); never changes the bytes */
 } sc_wheel_env;
 
 /*
@@ -172,14 +174,17 @@ void sc_wheel_record_free(sc_wheel_record_row *rows, size_t nrows);
 typedef struct sc_wheel_entry_point {
     char *name;     /* script name */
     char *module;   /* "pkg.cli" */
-    char *attr;     /* "main" or "App.run"; NULL when the value names a module */
+    char *attr;     /* "main" or "App.run" (dotted names) */
     int gui;        /* 1: gui_scripts */
 } sc_wheel_entry_point;
 
 /* Parse entry_points.txt (INI), keeping [console_scripts] and
- * [gui_scripts] sorted by name; extras ("[x]") are ignored.  A script name
- * with '/', '\\' or that is empty, or a value that is not
- * "module[:attr]" with dotted names → invalid-wheel. */
+ * [gui_scripts] sorted by name; extras ("[x]") are ignored, other sections
+ * skipped.  A script name that is empty, ".", "..", holds '/', '\\' or a
+ * control character, a name given twice, or a value that is not
+ * "module:attr" with dotted names → invalid-wheel.  Launchers are made with
+ * conda_link.h's sc_python_entry_point_launcher, so a wheel's and a conda
+ * package's entry points are the same bytes. */
 sc_code sc_wheel_entry_points_parse(const char *text, size_t len, const char *name,
                                     sc_wheel_entry_point **eps, size_t *neps,
                                     sc_error *err);
@@ -191,20 +196,6 @@ void sc_wheel_entry_points_free(sc_wheel_entry_point *eps, size_t neps);
  * absent; NULL with *found 1 when out of memory).  Only the header block
  * (up to the first empty line) is read. */
 char *sc_wheel_metadata_field(const char *text, size_t len, const char *field, int *found);
-
-/*
- * The launcher for an entry point, exactly the bytes written (POSIX
- * targets; on Windows targets the same body without the trampoline is
- * written as Scripts/<name>-script.py, or -script.pyw for gui scripts, and
- * no .exe is made): the 20.2 step 8 trampoline naming python_exe, then
- *   import sys
- *   from <module> import <attr head>
- *   if __name__ == "__main__":
- *       sys.argv[0] = <script name>
- *       sys.exit(<attr>())
- * (malloc'd, *len set; NULL when out of memory).
- */
-char *sc_wheel_launcher(const sc_wheel_entry_point *ep, const char *python_exe, size_t *len);
 
 #ifdef __cplusplus
 }
