@@ -955,11 +955,13 @@ static sc_code check_env(const sc_wheel_env *env, sc_error *err)
         return sc_error_set(err, SC_E_USAGE, NULL,
                             "wheel install: the environment needs a target, a python version "
                             "X.Y[.Z], a site-packages and a scripts directory");
-    if (sc_path_check(env->site_packages, strlen(env->site_packages), "site-packages", err) !=
-            SC_OK ||
-        sc_path_check(env->scripts_dir, strlen(env->scripts_dir), "scripts directory", err) !=
-            SC_OK)
-        return SC_E_USAGE;
+    sc_error perr;
+    if (sc_path_check(env->site_packages, strlen(env->site_packages), NULL, &perr) != SC_OK ||
+        sc_path_check(env->scripts_dir, strlen(env->scripts_dir), NULL, &perr) != SC_OK)
+        return sc_error_set(err, SC_E_USAGE, NULL,
+                            "wheel install: site-packages and scripts directory must be "
+                            "relative payload paths (%s)",
+                            perr.message);
     return SC_OK;
 }
 
@@ -1580,6 +1582,35 @@ static sc_code make_parents(const char *prefix, const char *dest, const char *fn
     return rc;
 }
 
+/* Before anything moves: a directory where a file goes, or a file (or a
+ * link to one) where a directory of its path goes → entry-collision, so
+ * that a refusal leaves the prefix as it was. */
+static sc_code check_in_the_way(const char *prefix, const char *dest, const char *fname,
+                                sc_error *err)
+{
+    char *full = cat3(prefix, "/", dest);
+    if (full == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, fname, "out of memory");
+    sc_code rc = SC_OK;
+    size_t base = strlen(prefix) + 1;
+    struct stat st;
+    for (size_t i = base; full[i] != '\0' && rc == SC_OK; i++) {
+        if (full[i] != '/')
+            continue;
+        full[i] = '\0';
+        if (stat(full, &st) == 0 && !S_ISDIR(st.st_mode))
+            rc = sc_error_set(err, SC_E_ENTRY_COLLISION, full,
+                              "%s: %s is in the environment and is not a directory", fname,
+                              full + base);
+        full[i] = '/';
+    }
+    if (rc == SC_OK && lstat(full, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = sc_error_set(err, SC_E_ENTRY_COLLISION, full,
+                          "%s: %s is a directory in the environment", fname, dest);
+    free(full);
+    return rc;
+}
+
 void sc_wheel_installed_free(sc_wheel_installed *r)
 {
     if (r == NULL)
@@ -1894,6 +1925,8 @@ sc_code sc_wheel_install(const char *wheel_path, const char *display, const char
         rc = plan_generated(&c, &p, staging, python, &nlaunchers, err);
     for (size_t i = 0; i < p.n && rc == SC_OK; i++)
         rc = sc_path_check(p.v[i].dest, strlen(p.v[i].dest), fname, err);
+    for (size_t i = 0; i < p.n && rc == SC_OK; i++)
+        rc = check_in_the_way(prefix, p.v[i].dest, fname, err);
     for (size_t i = 0; i < p.n && rc == SC_OK; i++) {
         item *it = &p.v[i];
         char *to = cat3(prefix, "/", it->dest);
@@ -1901,7 +1934,13 @@ sc_code sc_wheel_install(const char *wheel_path, const char *display, const char
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, fname, "out of memory");
             break;
         }
-        rc = make_parents(prefix, it->dest, fname, err);
+        /* siblings are adjacent in byte order: their parents exist already */
+        const char *slash = strrchr(it->dest, '/');
+        size_t plen = slash ? (size_t)(slash - it->dest) : 0;
+        const char *prev = i > 0 ? p.v[i - 1].dest : NULL;
+        if (plen == 0 || prev == NULL || strncmp(prev, it->dest, plen) != 0 ||
+            prev[plen] != '/' || strchr(prev + plen + 1, '/') != NULL)
+            rc = make_parents(prefix, it->dest, fname, err);
         if (rc == SC_OK && chmod(it->src, it->mode) != 0)
             rc = sc_error_set(err, SC_E_IO, it->src, "%s: %s: %s", fname, it->src,
                               strerror(errno));

@@ -607,6 +607,28 @@ static void test_requires_python_excluding_the_interpreter_is_refused(void)
     expect_refused("demo", "--requires-python=>=3.12", SC_E_WHEEL_INCOMPATIBLE);
 }
 
+static void test_directory_where_a_file_goes_is_refused_before_anything_moves(void)
+{
+    fx f;
+    fx_init(&f);
+    sc_error err;
+    char *d = sc_path_join(f.prefix, "bin");
+    CU_ASSERT_EQUAL(mkdir(d, 0755), 0);
+    free(d);
+    d = sc_path_join(f.prefix, "bin/demo-cli");
+    CU_ASSERT_EQUAL(mkdir(d, 0755), 0);
+    free(d);
+    SC_EXPECT_CODE(install(&f, "demo", NULL, NULL, &err), SC_E_ENTRY_COLLISION, &err);
+    /* nothing of the wheel landed: only what the test made is there */
+    char *t = read_at(f.prefix, SITE "/demo_pkg/__init__.py");
+    CU_ASSERT_PTR_NULL(t);
+    free(t);
+    d = sc_path_join(f.prefix, "bin/demo-cli");
+    sc_test_expect_empty(d);
+    free(d);
+    fx_free(&f);
+}
+
 static void test_check_file_reads_requires_python_without_writing(void)
 {
     fx f;
@@ -913,6 +935,7 @@ void register_wheel_install_tests(void)
     SC_ADD_TEST(s, test_metadata_name_differing_from_the_file_name_is_refused);
     SC_ADD_TEST(s, test_symbolic_link_member_is_refused);
     SC_ADD_TEST(s, test_requires_python_excluding_the_interpreter_is_refused);
+    SC_ADD_TEST(s, test_directory_where_a_file_goes_is_refused_before_anything_moves);
     SC_ADD_TEST(s, test_check_file_reads_requires_python_without_writing);
     SC_ADD_TEST(s, test_python_tags_must_run_on_the_locked_interpreter);
     SC_ADD_TEST(s, test_platform_tags_must_install_on_the_target);
