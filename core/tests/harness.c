@@ -60,6 +60,12 @@ static void register_all(void)
         register_download_tests();
     if (register_envsource_tests)
         register_envsource_tests();
+    if (register_lock_install_tests)
+        register_lock_install_tests();
+    if (register_conda_package_tests)
+        register_conda_package_tests();
+    if (register_wheel_install_tests)
+        register_wheel_install_tests();
     if (register_gates_tests)
         register_gates_tests();
     if (register_author_tests)

@@ -38,6 +38,9 @@ void register_gates_tests(void) __attribute__((weak));
 void register_author_tests(void) __attribute__((weak));
 void register_requirements_tests(void) __attribute__((weak));
 void register_progress_tests(void) __attribute__((weak));
+void register_lock_install_tests(void) __attribute__((weak));
+void register_conda_package_tests(void) __attribute__((weak));
+void register_wheel_install_tests(void) __attribute__((weak));
 
 /* A fresh empty directory under $TMPDIR for one test (caller frees). */
 char *sc_test_tmpdir(void);

@@ -31,10 +31,18 @@
  * lists).
  *
  * Placeholders are validated, never substituted (docs/drafts/conda-link.md):
- * a placeholder needs a file_mode of "text" or "binary" and a file_mode needs
- * a placeholder; a placeholder is 1..255 bytes with no NUL; a binary-mode
- * file must contain its placeholder (the slot) — a placeholder longer than
- * the file, or absent from it, is refused.
+ * a file_mode is "text" or "binary" and needs a placeholder; a placeholder
+ * without a file_mode is text (conda's default); a placeholder is 1..255
+ * bytes with no NUL, on a "hardlink" entry only; a binary-mode file must
+ * contain its placeholder (its slot) — a placeholder longer than the file,
+ * or absent from it, is refused.
+ *
+ * Per-file checks: every listed file's size_in_bytes and sha256 (when given)
+ * are compared with the bytes written; nothing is skipped for speed (the
+ * hash is computed while the file is written).  For a .conda, whose info
+ * member is read first, each listed file may inflate to its declared size
+ * and no further, and the payload as a whole to the declared sizes plus
+ * 16 MiB for members not listed as files.
  *
  * Errors (sc_error filled, nothing of `dest` left behind on any failure):
  *   SC_E_INVALID_ARCHIVE   the file is not a readable ZIP/tar.zst/tar.bz2
@@ -46,8 +54,10 @@
  *   SC_E_LINK_ENTRY        a tar hard link to a missing/later/non-file
  *                          member, a member written through a symlink, a
  *                          softlink whose target leaves the prefix;
- *   SC_E_EXTRACTION_LIMIT  more bytes than the budget, or a file larger than
- *                          paths.json says (read stops there);
+ *   SC_E_EXTRACTION_LIMIT  more bytes or members than the budget, or a file
+ *                          larger than paths.json says (read stops there);
+ *   SC_E_ENTRY_COLLISION   a member twice in the archive, or under a member
+ *                          that is not a directory;
  *   SC_E_INVALID_PACKAGE   metadata missing or malformed, or disagreeing with
  *                          the archive: a listed path missing, of another
  *                          kind, of another size or sha256, placeholder
