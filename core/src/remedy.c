@@ -13,6 +13,7 @@ const char *const *sc_remedy_commands(void)
         SC_REMEDY_SIGNER,      SC_REMEDY_INIT,         SC_REMEDY_MIGRATE,
         SC_REMEDY_AUDIT_WRITE, SC_REMEDY_LOCK,         SC_REMEDY_DOCTOR_PIXI,
         SC_REMEDY_DOCTOR_CONDA_PACK, SC_REMEDY_BUILD_PREFIX,
+        SC_REMEDY_BUILD_PIXI,
         NULL};
     return all;
 }

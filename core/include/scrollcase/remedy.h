@@ -29,6 +29,7 @@ extern "C" {
 #define SC_REMEDY_DOCTOR_PIXI "scrollcase doctor --pixi-version VERSION --pixi PATH"
 #define SC_REMEDY_DOCTOR_CONDA_PACK "scrollcase doctor --conda-pack PATH"
 #define SC_REMEDY_BUILD_PREFIX "scrollcase build REF --environment-prefix PATH"
+#define SC_REMEDY_BUILD_PIXI "scrollcase build REF --environment-from pixi"
 
 /* Every remedy above, NULL-terminated, in the order of this header. */
 const char *const *sc_remedy_commands(void);
