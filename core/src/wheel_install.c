@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +41,19 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 
-static char *dup_n(const char *s, size_t n)
+/* v with room for one more element (n used of *cap, each size bytes): v
+ * itself or its reallocation; NULL when out of memory (v is then kept). */
+static void *grow(void *v, size_t *cap, size_t n, size_t size)
 {
-    char *p = malloc(n + 1);
-    if (p != NULL) {
-        memcpy(p, s, n);
-        p[n] = '\0';
-    }
-    return p;
+    if (n < *cap)
+        return v;
+    size_t nc = *cap ? *cap * 2 : 16;
+    if (nc > SIZE_MAX / size)
+        return NULL;
+    void *nv = realloc(v, nc * size);
+    if (nv != NULL)
+        *cap = nc;
+    return nv;
 }
 
 /* ---- PEP 440 versions ---------------------------------------------------------------- */
@@ -684,19 +690,15 @@ sc_code sc_wheel_record_parse(const char *text, size_t len, const char *name,
                               "%s: RECORD line %zu is not path,hash,size", name, line);
             goto done;
         }
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            sc_wheel_record_row *nr = realloc(rows, nc * sizeof *nr);
-            if (nr == NULL) {
-                rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
-                goto done;
-            }
-            rows = nr;
-            cap = nc;
+        void *more = grow(rows, &cap, n, sizeof *rows);
+        if (more == NULL) {
+            rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
+            goto done;
         }
+        rows = more;
         sc_wheel_record_row *row = &rows[n];
         memset(row, 0, sizeof *row);
-        row->path = dup_n(f[0].p, f[0].len);
+        row->path = strndup(f[0].p, f[0].len);
         if (row->path == NULL) {
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
             goto done;
@@ -862,8 +864,8 @@ sc_code sc_wheel_entry_points_parse(const char *text, size_t len, const char *na
             mb--;
         while (aa < ab && is_blank(text[aa]))
             aa++;
-        mod = dup_n(text + ma, mb - ma);
-        attr = colon < vb ? dup_n(text + aa, ab - aa) : NULL;
+        mod = strndup(text + ma, mb - ma);
+        attr = colon < vb ? strndup(text + aa, ab - aa) : NULL;
         if (mod == NULL || (colon < vb && attr == NULL)) {
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
             goto done;
@@ -876,17 +878,13 @@ sc_code sc_wheel_entry_points_parse(const char *text, size_t len, const char *na
                               name, line, q);
             goto done;
         }
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            sc_wheel_entry_point *ne = realloc(eps, nc * sizeof *ne);
-            if (ne == NULL) {
-                rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
-                goto done;
-            }
-            eps = ne;
-            cap = nc;
+        void *more = grow(eps, &cap, n, sizeof *eps);
+        if (more == NULL) {
+            rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
+            goto done;
         }
-        eps[n].name = dup_n(text + ka, kb - ka);
+        eps = more;
+        eps[n].name = strndup(text + ka, kb - ka);
         if (eps[n].name == NULL) {
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, name, "out of memory");
             goto done;
@@ -1118,7 +1116,7 @@ static sc_code open_wheel(wheel_ctx *c, const char *path, sc_error *err)
         if (!ends_with(e->path, top, ".dist-info"))
             continue;
         if (c->dist_info == NULL) {
-            c->dist_info = dup_n(e->path, top);
+            c->dist_info = strndup(e->path, top);
             if (c->dist_info == NULL)
                 return sc_error_set(err, SC_E_OUT_OF_MEMORY, c->fname, "out of memory");
         } else if (strlen(c->dist_info) != top || memcmp(c->dist_info, e->path, top) != 0) {
@@ -1251,14 +1249,10 @@ static void plan_free(plan *p)
 
 static item *plan_add(plan *p)
 {
-    if (p->n == p->cap) {
-        size_t nc = p->cap ? p->cap * 2 : 64;
-        item *nv = realloc(p->v, nc * sizeof *nv);
-        if (nv == NULL)
-            return NULL;
-        p->v = nv;
-        p->cap = nc;
-    }
+    void *more = grow(p->v, &p->cap, p->n, sizeof *p->v);
+    if (more == NULL)
+        return NULL;
+    p->v = more;
     item *it = &p->v[p->n++];
     memset(it, 0, sizeof *it);
     return it;
@@ -1554,8 +1548,14 @@ static sc_code make_record(const wheel_ctx *c, const plan *p, const char *record
     return rc;
 }
 
-/* mkdir -p of dest's parent under prefix, new directories 0755 exactly. */
-static sc_code make_parents(const char *prefix, const char *dest, const char *fname,
+/*
+ * Walk the directories on dest's path under prefix.  make 1: mkdir -p, new
+ * directories 0755 exactly.  make 0: the check made for every file before
+ * anything moves — a directory where the file goes, or something other
+ * than a directory where one of its parents goes → entry-collision, so that
+ * a refusal leaves the prefix as it was.
+ */
+static sc_code walk_parents(const char *prefix, const char *dest, int make, const char *fname,
                             sc_error *err)
 {
     char *full = cat3(prefix, "/", dest);
@@ -1563,48 +1563,22 @@ static sc_code make_parents(const char *prefix, const char *dest, const char *fn
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, fname, "out of memory");
     size_t base = strlen(prefix) + 1;
     sc_code rc = SC_OK;
-    for (size_t i = base; full[i] != '\0'; i++) {
-        if (full[i] != '/')
-            continue;
-        full[i] = '\0';
-        if (mkdir(full, 0755) == 0) {
-            if (chmod(full, 0755) != 0)
-                rc = sc_error_set(err, SC_E_IO, full, "%s: %s: %s", fname, full,
-                                  strerror(errno));
-        } else if (errno != EEXIST) {
-            rc = sc_error_set(err, SC_E_IO, full, "%s: %s: %s", fname, full, strerror(errno));
-        }
-        full[i] = '/';
-        if (rc != SC_OK)
-            break;
-    }
-    free(full);
-    return rc;
-}
-
-/* Before anything moves: a directory where a file goes, or a file (or a
- * link to one) where a directory of its path goes → entry-collision, so
- * that a refusal leaves the prefix as it was. */
-static sc_code check_in_the_way(const char *prefix, const char *dest, const char *fname,
-                                sc_error *err)
-{
-    char *full = cat3(prefix, "/", dest);
-    if (full == NULL)
-        return sc_error_set(err, SC_E_OUT_OF_MEMORY, fname, "out of memory");
-    sc_code rc = SC_OK;
-    size_t base = strlen(prefix) + 1;
     struct stat st;
     for (size_t i = base; full[i] != '\0' && rc == SC_OK; i++) {
         if (full[i] != '/')
             continue;
         full[i] = '\0';
-        if (stat(full, &st) == 0 && !S_ISDIR(st.st_mode))
-            rc = sc_error_set(err, SC_E_ENTRY_COLLISION, full,
-                              "%s: %s is in the environment and is not a directory", fname,
-                              full + base);
+        if (!make) {
+            if (stat(full, &st) == 0 && !S_ISDIR(st.st_mode))
+                rc = sc_error_set(err, SC_E_ENTRY_COLLISION, full,
+                                  "%s: %s is in the environment and is not a directory", fname,
+                                  full + base);
+        } else if (mkdir(full, 0755) == 0 ? chmod(full, 0755) != 0 : errno != EEXIST) {
+            rc = sc_error_set(err, SC_E_IO, full, "%s: %s: %s", fname, full, strerror(errno));
+        }
         full[i] = '/';
     }
-    if (rc == SC_OK && lstat(full, &st) == 0 && S_ISDIR(st.st_mode))
+    if (rc == SC_OK && !make && lstat(full, &st) == 0 && S_ISDIR(st.st_mode))
         rc = sc_error_set(err, SC_E_ENTRY_COLLISION, full,
                           "%s: %s is a directory in the environment", fname, dest);
     free(full);
@@ -1926,7 +1900,7 @@ sc_code sc_wheel_install(const char *wheel_path, const char *display, const char
     for (size_t i = 0; i < p.n && rc == SC_OK; i++)
         rc = sc_path_check(p.v[i].dest, strlen(p.v[i].dest), fname, err);
     for (size_t i = 0; i < p.n && rc == SC_OK; i++)
-        rc = check_in_the_way(prefix, p.v[i].dest, fname, err);
+        rc = walk_parents(prefix, p.v[i].dest, 0, fname, err);
     for (size_t i = 0; i < p.n && rc == SC_OK; i++) {
         item *it = &p.v[i];
         char *to = cat3(prefix, "/", it->dest);
@@ -1940,7 +1914,7 @@ sc_code sc_wheel_install(const char *wheel_path, const char *display, const char
         const char *prev = i > 0 ? p.v[i - 1].dest : NULL;
         if (plen == 0 || prev == NULL || strncmp(prev, it->dest, plen) != 0 ||
             prev[plen] != '/' || strchr(prev + plen + 1, '/') != NULL)
-            rc = make_parents(prefix, it->dest, fname, err);
+            rc = walk_parents(prefix, it->dest, 1, fname, err);
         if (rc == SC_OK && chmod(it->src, it->mode) != 0)
             rc = sc_error_set(err, SC_E_IO, it->src, "%s: %s: %s", fname, it->src,
                               strerror(errno));

@@ -291,6 +291,22 @@ static void test_entry_points_become_relocatable_launchers(void)
     fx_free(&f);
 }
 
+/* Run prefix/rel (with "b" after arg when arg is given): its status and
+ * standard output. */
+static void expect_run(const fx *f, const char *rel, const char *arg, char *const envp[],
+                       int status, const char *output)
+{
+    char *path = sc_path_join(f->prefix, rel);
+    char *outp = sc_path_join(f->tmp, "out.txt");
+    char *argv[] = {path, (char *)arg, arg ? "b" : NULL, NULL};
+    CU_ASSERT_EQUAL(run_argv(argv, envp, outp), status);
+    char *t = read_at(f->tmp, "out.txt");
+    CU_ASSERT_STRING_EQUAL(t ? t : "", output);
+    free(t);
+    free(outp);
+    free(path);
+}
+
 static void test_launcher_runs_the_function_with_the_sibling_python(void)
 {
     fx f;
@@ -303,33 +319,9 @@ static void test_launcher_runs_the_function_with_the_sibling_python(void)
     char envv[4096];
     snprintf(envv, sizeof envv, "PYTHONPATH=%s", site);
     char *envp[] = {envv, "PATH=/usr/bin:/bin", NULL};
-    char *cli = sc_path_join(f.prefix, "bin/demo-cli");
-    char *outp = sc_path_join(f.tmp, "out.txt");
-    char *argv[] = {cli, "a", "b", NULL};
-    CU_ASSERT_EQUAL(run_argv(argv, envp, outp), 3); /* main() returned 3 */
-    char *t = NULL;
-    size_t len;
-    CU_ASSERT_EQUAL(sc_file_read(outp, &t, &len, NULL, &err), SC_OK);
-    CU_ASSERT_STRING_EQUAL(t ? t : "", "demo-cli a b\n");
-    free(t);
-    free(cli);
-    cli = sc_path_join(f.prefix, "bin/app-run");
-    char *argv2[] = {cli, NULL};
-    CU_ASSERT_EQUAL(run_argv(argv2, envp, outp), 0);
-    t = NULL;
-    CU_ASSERT_EQUAL(sc_file_read(outp, &t, &len, NULL, &err), SC_OK);
-    CU_ASSERT_STRING_EQUAL(t ? t : "", "app-run\n");
-    free(t);
-    free(cli);
-    cli = sc_path_join(f.prefix, "bin/demo-script");
-    char *argv3[] = {cli, NULL};
-    CU_ASSERT_EQUAL(run_argv(argv3, envp, outp), 0);
-    t = NULL;
-    CU_ASSERT_EQUAL(sc_file_read(outp, &t, &len, NULL, &err), SC_OK);
-    CU_ASSERT_STRING_EQUAL(t ? t : "", "from demo-script\n");
-    free(t);
-    free(cli);
-    free(outp);
+    expect_run(&f, "bin/demo-cli", "a", envp, 3, "demo-cli a b\n"); /* main() returned 3 */
+    expect_run(&f, "bin/app-run", NULL, envp, 0, "app-run\n");
+    expect_run(&f, "bin/demo-script", NULL, envp, 0, "from demo-script\n");
     free(site);
     free(py);
     fx_free(&f);
@@ -658,48 +650,59 @@ static sc_code check_tag(const char *target, const char *python, const char *fna
     return rc;
 }
 
+typedef struct tag_case {
+    const char *target, *python, *fname;
+    sc_code want;
+} tag_case;
+
+static void check_tags(const tag_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sc_code got = check_tag(cases[i].target, cases[i].python, cases[i].fname);
+        if (got != cases[i].want)
+            fprintf(stderr, "\n  %s on %s, python %s: got %s\n", cases[i].fname,
+                    cases[i].target, cases[i].python, sc_code_name(got));
+        CU_ASSERT_EQUAL(got, cases[i].want);
+    }
+}
+
+#define INCOMPATIBLE SC_E_WHEEL_INCOMPATIBLE
+#define LINUX "linux-x86_64-cpu"
+
 static void test_python_tags_must_run_on_the_locked_interpreter(void)
 {
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-cp312-cp312-manylinux_2_17_x86_64.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"),
-                    SC_OK);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.12.1", "x-1.0-cp39-abi3-manylinux2014_x86_64.whl"),
-                    SC_OK);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.8.1", "x-1.0-cp39-abi3-manylinux2014_x86_64.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-py2.py3-none-any.whl"), SC_OK);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-py2-none-any.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-pp39-pypy39_pp73-any.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    /* debug and free-threaded ABIs are not conda's CPython */
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.13.0", "x-1.0-cp313-cp313t-manylinux_2_17_x86_64.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.13.0", "x-1.0-cp313-cp313d-any.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
+    static const tag_case cases[] = {
+        {LINUX, "3.11.4", "x-1.0-cp312-cp312-manylinux_2_17_x86_64.whl", INCOMPATIBLE},
+        {LINUX, "3.11.4", "x-1.0-cp311-cp311-manylinux_2_17_x86_64.whl", SC_OK},
+        {LINUX, "3.12.1", "x-1.0-cp39-abi3-manylinux2014_x86_64.whl", SC_OK},
+        {LINUX, "3.8.1", "x-1.0-cp39-abi3-manylinux2014_x86_64.whl", INCOMPATIBLE},
+        {LINUX, "3.11.4", "x-1.0-py2.py3-none-any.whl", SC_OK},
+        {LINUX, "3.11.4", "x-1.0-py2-none-any.whl", INCOMPATIBLE},
+        {LINUX, "3.11.4", "x-1.0-pp39-pypy39_pp73-any.whl", INCOMPATIBLE},
+        /* debug and free-threaded ABIs are not conda's CPython */
+        {LINUX, "3.13.0", "x-1.0-cp313-cp313t-manylinux_2_17_x86_64.whl", INCOMPATIBLE},
+        {LINUX, "3.13.0", "x-1.0-cp313-cp313d-any.whl", INCOMPATIBLE},
+    };
+    check_tags(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_platform_tags_must_install_on_the_target(void)
 {
-    CU_ASSERT_EQUAL(check_tag("macos-aarch64-cpu", "3.11.4", "x-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("macos-aarch64-metal", "3.11.4", "x-1.0-cp311-cp311-macosx_11_0_arm64.whl"),
-                    SC_OK);
-    CU_ASSERT_EQUAL(check_tag("macos-aarch64-cpu", "3.11.4", "x-1.0-cp311-cp311-macosx_10_9_universal2.whl"),
-                    SC_OK);
-    CU_ASSERT_EQUAL(check_tag("macos-aarch64-cpu", "3.11.4", "x-1.0-cp311-cp311-macosx_10_9_x86_64.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("windows-x86_64-cpu", "3.11.4", "x-1.0-cp311-cp311-win_amd64.whl"), SC_OK);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-cp311-cp311-win_amd64.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cuda12.4", "3.11.4", "x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"),
-                    SC_OK);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-cp311-cp311-musllinux_1_2_x86_64.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-cp311-cp311-manylinux_2_17_aarch64.whl"),
-                    SC_E_WHEEL_INCOMPATIBLE);
-    CU_ASSERT_EQUAL(check_tag("linux-x86_64-cpu", "3.11.4", "x-1.0-py3-none-any.whl"), SC_OK);
+    static const tag_case cases[] = {
+        {"macos-aarch64-cpu", "3.11.4", "x-1.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+         INCOMPATIBLE},
+        {"macos-aarch64-metal", "3.11.4", "x-1.0-cp311-cp311-macosx_11_0_arm64.whl", SC_OK},
+        {"macos-aarch64-cpu", "3.11.4", "x-1.0-cp311-cp311-macosx_10_9_universal2.whl", SC_OK},
+        {"macos-aarch64-cpu", "3.11.4", "x-1.0-cp311-cp311-macosx_10_9_x86_64.whl",
+         INCOMPATIBLE},
+        {"windows-x86_64-cpu", "3.11.4", "x-1.0-cp311-cp311-win_amd64.whl", SC_OK},
+        {LINUX, "3.11.4", "x-1.0-cp311-cp311-win_amd64.whl", INCOMPATIBLE},
+        {"linux-x86_64-cuda12.4", "3.11.4", "x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", SC_OK},
+        {LINUX, "3.11.4", "x-1.0-cp311-cp311-musllinux_1_2_x86_64.whl", INCOMPATIBLE},
+        {LINUX, "3.11.4", "x-1.0-cp311-cp311-manylinux_2_17_aarch64.whl", INCOMPATIBLE},
+        {LINUX, "3.11.4", "x-1.0-py3-none-any.whl", SC_OK},
+    };
+    check_tags(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void test_location_that_is_not_a_wheel_name_is_refused(void)
