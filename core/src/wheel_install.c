@@ -1330,7 +1330,9 @@ static sc_code map_member(wheel_ctx *c, const char *path, char **dest, int *scri
         py_mm(env, &ma, &mi);
         char base[64];
         snprintf(base, sizeof base, "include/site/python%d.%d/", ma, mi);
-        *dest = cat3(base, c->name, "");
+        char *norm = sc_pypi_normalize(c->name);
+        *dest = norm ? cat3(base, norm, "") : NULL;
+        free(norm);
         if (*dest != NULL) {
             char *d = cat3(*dest, "/", rest);
             free(*dest);
@@ -1606,6 +1608,29 @@ static sc_code mismatch(const wheel_ctx *c, sc_error *err, const char *member, c
                         what);
 }
 
+/* A .data/scripts file that old setuptools wrote beside an entry point of
+ * the same name (its name less a trailing ".exe", "-script.py" or ".pya"
+ * is a console or gui script): not installed, the launcher is (pip and uv
+ * do the same). */
+static int shadowed_by_entry_point(const wheel_ctx *c, const char *dest)
+{
+    const char *leaf = strrchr(dest, '/');
+    leaf = leaf ? leaf + 1 : dest;
+    size_t n = strlen(leaf);
+    static const char *const suffixes[] = {".exe", "-script.py", ".pya"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t sl = strlen(suffixes[k]);
+        if (n > sl && strcmp(leaf + n - sl, suffixes[k]) == 0) {
+            n -= sl;
+            break;
+        }
+    }
+    for (size_t i = 0; i < c->neps; i++)
+        if (strlen(c->eps[i].name) == n && memcmp(c->eps[i].name, leaf, n) == 0)
+            return 1;
+    return 0;
+}
+
 /* Plan the wheel's own members: RECORD checks, destinations, modes. */
 static sc_code plan_members(wheel_ctx *c, plan *p, const char *staging, sc_error *err)
 {
@@ -1674,6 +1699,10 @@ static sc_code plan_members(wheel_ctx *c, plan *p, const char *staging, sc_error
         rc = map_member(c, e->path, &dest, &script, err);
         if (rc != SC_OK)
             break;
+        if (script && shadowed_by_entry_point(c, dest)) {
+            free(dest); /* the entry point's launcher takes its place */
+            continue;
+        }
         item *it = plan_add(p);
         if (it == NULL) {
             free(dest);

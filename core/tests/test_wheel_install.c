@@ -291,6 +291,24 @@ static void test_entry_points_become_relocatable_launchers(void)
     fx_free(&f);
 }
 
+static void test_old_setuptools_script_gives_way_to_the_entry_point_launcher(void)
+{
+    fx f;
+    fx_init(&f);
+    sc_error err;
+    SC_EXPECT_CODE(install(&f, "demo", NULL, NULL, &err), SC_OK, &err);
+    char *t = read_at(f.prefix, "bin/demo-cli");
+    CU_ASSERT_PTR_NULL(t ? strstr(t, "EASY-INSTALL") : "not installed");
+    free(t);
+    t = read_at(f.prefix, "bin/demo-gui-script.py");
+    CU_ASSERT_PTR_NULL(t);
+    free(t);
+    t = read_at(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
+    CU_ASSERT_PTR_NULL(t ? strstr(t, "demo-gui-script.py") : "no RECORD");
+    free(t);
+    fx_free(&f);
+}
+
 /* Run prefix/rel (with "b" after arg when arg is given): its status and
  * standard output. */
 static void expect_run(const fx *f, const char *rel, const char *arg, char *const envp[],
@@ -913,6 +931,7 @@ void register_wheel_install_tests(void)
     SC_ADD_TEST(s, test_modes_are_explicit_whatever_the_umask);
     SC_ADD_TEST(s, test_python_shebang_script_is_written_as_the_trampoline);
     SC_ADD_TEST(s, test_entry_points_become_relocatable_launchers);
+    SC_ADD_TEST(s, test_old_setuptools_script_gives_way_to_the_entry_point_launcher);
     SC_ADD_TEST(s, test_launcher_runs_the_function_with_the_sibling_python);
     SC_ADD_TEST(s, test_record_lists_every_installed_file_with_its_hash);
     SC_ADD_TEST(s, test_zip64_extra_fields_install_like_a_plain_zip);
