@@ -1740,6 +1740,10 @@ static sc_code verify_staged(wheel_ctx *c, plan *p, const char *python, sc_error
         item *it = &p->v[i];
         unsigned char d[SC_SHA256_LEN];
         char hex[65];
+        /* the zip's own mode (say 0200) must not stop us reading it back */
+        if (chmod(it->src, 0600) != 0)
+            return sc_error_set(err, SC_E_IO, it->src, "%s: %s: %s", c->fname, it->src,
+                                strerror(errno));
         sc_code rc = sc_sha256_file(it->src, d, err);
         if (rc != SC_OK)
             return rc;

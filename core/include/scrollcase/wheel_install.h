@@ -12,8 +12,9 @@
  *     (invalid-wheel), when METADATA's Requires-Python excludes the
  *     interpreter (wheel-incompatible), when a member's sha256 or size
  *     disagrees with RECORD, a member is missing from RECORD or RECORD lists
- *     a file the wheel lacks (wheel-record-mismatch), or a member name is
- *     unsafe (unsafe-path: `..`, absolute, backslash, drive);
+ *     a file the wheel lacks (wheel-record-mismatch), a member name is
+ *     unsafe (unsafe-path: `..`, absolute, backslash, drive), or a file
+ *     would land on a directory of the prefix (entry-collision);
  *   - on refusal or failure the prefix is as it was before the call (files
  *     are staged in a directory inside the prefix and moved into place only
  *     once every check passed; only an I/O error while moving can leave a
@@ -123,8 +124,10 @@ typedef struct sc_wheel_installed {
  * the path's last segment) and is what the file-name checks read.  Files
  * already in the prefix at a path the wheel writes are replaced.  out may be
  * NULL; on success the caller owns *out.  Codes: invalid-wheel,
- * wheel-incompatible, wheel-record-mismatch, unsafe-path, invalid-archive and
- * the other codes of sc_zip_open, io-error, out-of-memory.
+ * wheel-incompatible, wheel-record-mismatch, unsafe-path, entry-collision,
+ * invalid-archive and the other codes of sc_zip_open, io-error,
+ * out-of-memory.  A .data/scripts file named like an entry point (less
+ * ".exe", "-script.py", ".pya") is not installed: the launcher is.
  */
 sc_code sc_wheel_install(const char *wheel_path, const char *display, const char *prefix,
                          const sc_wheel_env *env, sc_wheel_installed *out, sc_error *err);
