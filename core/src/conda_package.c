@@ -254,8 +254,6 @@ static sc_code check_placeholder(const sc_conda_path *p, const char *label, cons
     if (n > SC_CONDA_PLACEHOLDER_MAX)
         return bad(err, label, file, "%s has a prefix_placeholder longer than 255 bytes",
                    p->path);
-    if (p->type != SC_CONDA_PATH_HARDLINK)
-        return bad(err, label, file, "%s has a prefix_placeholder but is not a file", p->path);
     return SC_OK;
 }
 
@@ -359,6 +357,13 @@ static sc_code parse_paths_json(const char *bytes, size_t len, const char *label
         }
         if ((rc = check_placeholder(p, label, F, err)) != SC_OK)
             goto done;
+        if (p->type != SC_CONDA_PATH_HARDLINK) {
+            /* old conda-build wrote the target's placeholder on soft links too;
+             * a link's text is never rewritten, so it is ignored */
+            free(p->placeholder);
+            p->placeholder = NULL;
+            p->file_mode = SC_CONDA_FILE_MODE_NONE;
+        }
         const sc_json *nl = sc_json_get(e, "no_link");
         if (nl != NULL && !sc_json_is(nl, SC_JSON_NULL)) {
             if (!sc_json_is(nl, SC_JSON_BOOL)) {
@@ -1462,10 +1467,16 @@ static sc_code check_against_archive(xctx *x, sc_conda_package *pkg,
                 continue; /* an empty directory the linker creates */
             return bad(err, x->label, pf, "lists %s, which the archive lacks", p->path);
         }
-        if (pkg->legacy_paths && p->placeholder == NULL)
+        if (pkg->legacy_paths) {
             p->type = m->kind == K_LINK  ? SC_CONDA_PATH_SOFTLINK
                       : m->kind == K_DIR ? SC_CONDA_PATH_DIRECTORY
                                          : SC_CONDA_PATH_HARDLINK;
+            if (p->type != SC_CONDA_PATH_HARDLINK) { /* as in paths.json: ignored */
+                free(p->placeholder);
+                p->placeholder = NULL;
+                p->file_mode = SC_CONDA_FILE_MODE_NONE;
+            }
+        }
         static const int want[3] = {K_FILE, K_LINK, K_DIR};
         if (m->kind != want[p->type]) {
             static const char *const kn[3] = {"a file", "a soft link", "a directory"};
@@ -1560,8 +1571,14 @@ sc_code sc_conda_extract(const char *file, const char *label, const char *dest,
     if (stat(file, &st) != 0)
         return sc_error_set(err, SC_E_IO, file, "%s: cannot read %s: %s", label, file,
                             strerror(errno));
-    x.budget = opts != NULL && opts->max_unpacked_bytes ? opts->max_unpacked_bytes
-                                                         : SC_CONDA_DEFAULT_BUDGET;
+    if (opts != NULL && opts->max_unpacked_bytes) {
+        x.budget = opts->max_unpacked_bytes;
+    } else { /* 16 MiB + 1024 bytes per byte of archive, at most 64 GiB */
+        uint64_t size = (uint64_t)st.st_size;
+        x.budget = size > (SC_CONDA_DEFAULT_BUDGET - SC_CONDA_BUDGET_BASE) / SC_CONDA_BUDGET_RATIO
+                       ? SC_CONDA_DEFAULT_BUDGET
+                       : SC_CONDA_BUDGET_BASE + size * SC_CONDA_BUDGET_RATIO;
+    }
     x.members_left = opts != NULL && opts->max_members ? opts->max_members
                                                         : SC_CONDA_DEFAULT_MEMBERS;
     if (mkdir(dest, 0700) != 0)

@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,48 @@ static void test_hundred_thousand_files(void)
     free(prefix);
 }
 
+typedef struct job {
+    const char *pkg;
+    char dest[512];
+    sc_code rc;
+    size_t n_paths;
+} job;
+
+static void *extract_job(void *arg)
+{
+    job *j = arg;
+    sc_conda_package *p = NULL;
+    sc_error err;
+    j->rc = sc_conda_extract(j->pkg, NULL, j->dest, NULL, &p, &err);
+    j->n_paths = p ? p->n_paths : 0;
+    sc_conda_package_free(p);
+    return NULL;
+}
+
+static void test_extractions_run_on_many_threads_at_once(void)
+{
+    fx f = fx_new("good-1.0-0.tar.bz2");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f.pkg);
+    job jobs[6];
+    pthread_t th[6];
+    for (int i = 0; i < 6; i++) {
+        jobs[i].pkg = f.pkg;
+        snprintf(jobs[i].dest, sizeof jobs[i].dest, "%s/t%d", f.dir, i);
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, extract_job, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 6; i++) {
+        pthread_join(th[i], NULL);
+        CU_ASSERT_EQUAL(jobs[i].rc, SC_OK);
+        CU_ASSERT_EQUAL(jobs[i].n_paths, 8);
+        char *r = slurp(jobs[i].dest, "lib/libgood.so.1");
+        char *r0 = slurp(jobs[0].dest, "lib/libgood.so.1");
+        CU_ASSERT(r != NULL && r0 != NULL && memcmp(r, r0, 7) == 0);
+        free(r);
+        free(r0);
+    }
+    fx_free(&f);
+}
+
 /* ---- hostile packages ----------------------------------------------------------- */
 
 static void expect_refused_with(const char *name, const sc_conda_extract_options *o,
@@ -378,6 +421,12 @@ static void test_bzip2_bomb_stops_at_the_budget(void)
 {
     sc_conda_extract_options o = {NULL, 0, 8u << 20, 0};
     expect_refused_with("hostile-bz2-bomb.tar.bz2", &o, SC_E_EXTRACTION_LIMIT);
+}
+
+static void test_bzip2_bomb_stops_at_the_default_budget(void)
+{
+    /* 32 MiB of zeros in a few hundred bytes: past 16 MiB + 1024 x its size */
+    expect_refused_with("hostile-bz2-bomb.tar.bz2", NULL, SC_E_EXTRACTION_LIMIT);
 }
 
 static void test_package_for_another_subdir(void)
@@ -487,10 +536,13 @@ static void test_paths_json_rules(void)
     SC_EXPECT_CODE(parse(IDX, PATHS("{\"_path\":\"info/x\"}"), NULL, &p, &err),
                    SC_E_INVALID_PACKAGE, &err);
     free_parsed(&p);
+    /* old conda-build put the target's placeholder on soft links: ignored */
     SC_EXPECT_CODE(parse(IDX, PATHS("{\"_path\":\"a\",\"path_type\":\"softlink\","
-                                    "\"prefix_placeholder\":\"/p\",\"file_mode\":\"text\"}"),
+                                    "\"prefix_placeholder\":\"/p\",\"file_mode\":\"binary\"}"),
                          NULL, &p, &err),
-                   SC_E_INVALID_PACKAGE, &err);
+                   SC_OK, &err);
+    CU_ASSERT_PTR_NULL(p.n_paths ? p.paths[0].placeholder : "x");
+    CU_ASSERT_EQUAL(p.n_paths ? p.paths[0].file_mode : 9, SC_CONDA_FILE_MODE_NONE);
     free_parsed(&p);
     SC_EXPECT_CODE(parse(IDX, PATHS("{\"_path\":\"a\",\"sha256\":\"ABC\"}"), NULL, &p, &err),
                    SC_E_INVALID_PACKAGE, &err);
@@ -810,6 +862,31 @@ static void test_directory_against_file_is_a_collision(void)
     linked_free(&l);
 }
 
+static void test_case_only_clobber_on_case_folding_target(void)
+{
+    /* clob-a's share/clob.txt renamed share/CLOB.txt: on a case-folding target
+     * it is the same file as clob-b's share/clob.txt, and clob-b (later) wins */
+    const char *names[] = {"clob-a-1.0-0.conda", "clob-b-1.0-0.tar.bz2"};
+    linked l = linked_new(names, 2);
+    sc_conda_path *p = (sc_conda_path *)path_of(l.pkg[0], "share/clob.txt");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    free(p->path);
+    p->path = strdup("share/CLOB.txt");
+    clobs c;
+    memset(&c, 0, sizeof c);
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 1, on_clobber, &c};
+    size_t reported = 0;
+    sc_error err;
+    SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, &reported, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(reported, 1);
+    CU_ASSERT_STRING_EQUAL(c.text, "share/clob.txt:clob-b>clob-a;");
+    char *t = slurp(l.prefix, "share/clob.txt");
+    CU_ASSERT_STRING_EQUAL(t ? t : "", "from clob-b\n");
+    free(t);
+    CU_ASSERT_EQUAL(kind_at(l.prefix, "share/CLOB.txt"), 0);
+    linked_free(&l);
+}
+
 static void test_prefix_that_is_not_empty_is_refused(void)
 {
     const char *names[] = {"clob-a-1.0-0.conda"};
@@ -856,6 +933,7 @@ void register_conda_package_tests(void)
     T(test_legacy_files_has_prefix_no_link);
     T(test_tar_hard_link_to_earlier_member_is_a_copy);
     T(test_hundred_thousand_files);
+    T(test_extractions_run_on_many_threads_at_once);
     T(test_member_with_dotdot_is_unsafe_path);
     T(test_absolute_member_is_unsafe_path);
     T(test_soft_link_escaping_the_prefix);
@@ -883,6 +961,7 @@ void register_conda_package_tests(void)
     T(test_truncated_tar_bz2);
     T(test_conda_without_pkg_member);
     T(test_bzip2_bomb_stops_at_the_budget);
+    T(test_bzip2_bomb_stops_at_the_default_budget);
     T(test_package_for_another_subdir);
     T(test_noarch_package_passes_any_subdir);
     T(test_case_only_collision_on_case_folding_target);
@@ -899,6 +978,7 @@ void register_conda_package_tests(void)
     T(test_clobber_later_in_dependency_order_wins);
     T(test_order_ties_and_cycles_by_name);
     T(test_directory_against_file_is_a_collision);
+    T(test_case_only_clobber_on_case_folding_target);
     T(test_prefix_that_is_not_empty_is_refused);
     T(test_launcher_texts);
 #undef T

@@ -33,7 +33,8 @@
  * Placeholders are validated, never substituted (docs/drafts/conda-link.md):
  * a file_mode is "text" or "binary" and needs a placeholder; a placeholder
  * without a file_mode is text (conda's default); a placeholder is 1..255
- * bytes with no NUL, on a "hardlink" entry only; a binary-mode file must
+ * bytes with no NUL (on a soft link or directory entry it is ignored, as
+ * old conda-build wrote the target's placeholder there); a binary-mode file must
  * contain its placeholder (its slot) — a placeholder longer than the file,
  * or absent from it, is refused.
  *
@@ -154,14 +155,19 @@ typedef struct sc_conda_extract_options {
     /* Nonzero when the target's file system folds case (osx, win). */
     int case_folding;
     /* Most bytes the package may unpack to, files of info/ included; 0 means
-     * SC_CONDA_DEFAULT_BUDGET.  When paths.json is known before the payload
-     * (.conda), every file is also held to its size_in_bytes. */
+     * SC_CONDA_BUDGET_BASE + SC_CONDA_BUDGET_RATIO x the archive's size, at
+     * most SC_CONDA_DEFAULT_BUDGET (a bomb is stopped early; a package that
+     * really inflates more needs an explicit budget).  When paths.json is
+     * known before the payload (.conda), every file is also held to its
+     * size_in_bytes. */
     uint64_t max_unpacked_bytes;
     /* Most members (entries of every kind); 0 means SC_CONDA_DEFAULT_MEMBERS. */
     uint64_t max_members;
 } sc_conda_extract_options;
 
 #define SC_CONDA_DEFAULT_BUDGET (64ull << 30)  /* 64 GiB */
+#define SC_CONDA_BUDGET_BASE (16ull << 20)     /* 16 MiB */
+#define SC_CONDA_BUDGET_RATIO 1024ull
 #define SC_CONDA_DEFAULT_MEMBERS 4000000ull
 
 /*
