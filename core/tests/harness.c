@@ -13,6 +13,8 @@
 #define _XOPEN_SOURCE 700
 #include "harness.h"
 
+#include "scrollcase/file.h"
+
 #include <CUnit/Basic.h>
 #include <dirent.h>
 #include <errno.h>
@@ -185,6 +187,18 @@ void sc_test_write(const char *dir, const char *rel, const char *text)
         fclose(f);
     }
     free(p);
+}
+
+char *sc_test_read(const char *dir, const char *rel)
+{
+    char *p = sc_path_join(dir, rel);
+    char *text = NULL;
+    size_t len;
+    sc_error err;
+    if (p == NULL || sc_file_read(p, &text, &len, NULL, &err) != SC_OK)
+        text = NULL;
+    free(p);
+    return text;
 }
 
 char *sc_test_dq(const char *s)

@@ -48,6 +48,9 @@ char *sc_test_tmpdir(void);
 void sc_test_rmtree(const char *path);
 /* Write a NUL-terminated string to dir/rel, creating parent directories. */
 void sc_test_write(const char *dir, const char *rel, const char *text);
+/* The bytes of dir/rel, NUL-terminated (caller frees); NULL when it cannot
+ * be read. */
+char *sc_test_read(const char *dir, const char *rel);
 
 /*
  * The temporary root of a consumer test (issue 14: nothing is left behind).

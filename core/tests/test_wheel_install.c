@@ -113,18 +113,6 @@ static void fx_free(fx *f)
     free(f->prefix);
 }
 
-static char *read_at(const char *dir, const char *rel)
-{
-    char *p = sc_path_join(dir, rel);
-    char *text = NULL;
-    size_t len;
-    sc_error err;
-    if (sc_file_read(p, &text, &len, NULL, &err) != SC_OK)
-        text = NULL;
-    free(p);
-    return text;
-}
-
 static int mode_at(const char *dir, const char *rel)
 {
     char *p = sc_path_join(dir, rel);
@@ -178,13 +166,13 @@ static void test_wheel_schemes_land_where_the_spec_maps_them(void)
     size_t nwant = sizeof want / sizeof want[0];
     CU_ASSERT_EQUAL(out.nfiles, nwant + 1); /* and top_level.txt */
     for (size_t i = 0; i < nwant; i++) {
-        char *t = read_at(f.prefix, want[i]);
+        char *t = sc_test_read(f.prefix, want[i]);
         if (t == NULL)
             fprintf(stderr, "\n  missing %s\n", want[i]);
         CU_ASSERT_PTR_NOT_NULL(t);
         free(t);
     }
-    char *t = read_at(f.prefix, "include/site/python3.11/demo-pkg/demo.h");
+    char *t = sc_test_read(f.prefix, "include/site/python3.11/demo-pkg/demo.h");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "#define DEMO 1\n");
     free(t);
     CU_ASSERT_STRING_EQUAL(out.name, "demo-pkg");
@@ -216,14 +204,14 @@ static void test_installer_file_names_the_installer(void)
     fx_init(&f);
     sc_error err;
     SC_EXPECT_CODE(install(&f, "demo", NULL, NULL, &err), SC_OK, &err);
-    char *t = read_at(f.prefix, SITE "/demo_pkg-1.0.dist-info/INSTALLER");
+    char *t = sc_test_read(f.prefix, SITE "/demo_pkg-1.0.dist-info/INSTALLER");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "scrollcase\n");
     free(t);
     fx_free(&f);
     fx_init(&f);
     f.env.installer = "uv-pixi";
     SC_EXPECT_CODE(install(&f, "demo", NULL, NULL, &err), SC_OK, &err);
-    t = read_at(f.prefix, SITE "/demo_pkg-1.0.dist-info/INSTALLER");
+    t = sc_test_read(f.prefix, SITE "/demo_pkg-1.0.dist-info/INSTALLER");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "uv-pixi\n");
     free(t);
     fx_free(&f);
@@ -258,11 +246,11 @@ static void test_python_shebang_script_is_written_as_the_trampoline(void)
     sc_strbuf_init(&want);
     CU_ASSERT_EQUAL(sc_python_trampoline_head("python", &want, &err), SC_OK);
     sc_strbuf_adds(&want, "print('from demo-script')\n");
-    char *t = read_at(f.prefix, "bin/demo-script");
+    char *t = sc_test_read(f.prefix, "bin/demo-script");
     CU_ASSERT_STRING_EQUAL(t ? t : "", want.p);
     free(t);
     /* a script with another shebang is copied as it is */
-    t = read_at(f.prefix, "bin/plain.sh");
+    t = sc_test_read(f.prefix, "bin/plain.sh");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "#!/bin/sh\necho plain\n");
     free(t);
     sc_strbuf_free(&want);
@@ -279,12 +267,12 @@ static void test_entry_points_become_relocatable_launchers(void)
     sc_strbuf_init(&want);
     CU_ASSERT_EQUAL(sc_python_entry_point_launcher("python", "demo_pkg.cli", "main", &want, &err),
                     SC_OK);
-    char *t = read_at(f.prefix, "bin/demo-cli");
+    char *t = sc_test_read(f.prefix, "bin/demo-cli");
     CU_ASSERT_STRING_EQUAL(t ? t : "", want.p);
     /* never the build path */
     CU_ASSERT_PTR_NULL(t ? strstr(t, f.prefix) : NULL);
     free(t);
-    t = read_at(f.prefix, "bin/demo-gui");
+    t = sc_test_read(f.prefix, "bin/demo-gui");
     CU_ASSERT_PTR_NOT_NULL(t ? strstr(t, "from demo_pkg.cli import gui\n") : NULL);
     free(t);
     sc_strbuf_free(&want);
@@ -297,13 +285,13 @@ static void test_old_setuptools_script_gives_way_to_the_entry_point_launcher(voi
     fx_init(&f);
     sc_error err;
     SC_EXPECT_CODE(install(&f, "demo", NULL, NULL, &err), SC_OK, &err);
-    char *t = read_at(f.prefix, "bin/demo-cli");
+    char *t = sc_test_read(f.prefix, "bin/demo-cli");
     CU_ASSERT_PTR_NULL(t ? strstr(t, "EASY-INSTALL") : "not installed");
     free(t);
-    t = read_at(f.prefix, "bin/demo-gui-script.py");
+    t = sc_test_read(f.prefix, "bin/demo-gui-script.py");
     CU_ASSERT_PTR_NULL(t);
     free(t);
-    t = read_at(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
+    t = sc_test_read(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
     CU_ASSERT_PTR_NULL(t ? strstr(t, "demo-gui-script.py") : "no RECORD");
     free(t);
     fx_free(&f);
@@ -318,7 +306,7 @@ static void expect_run(const fx *f, const char *rel, const char *arg, char *cons
     char *outp = sc_path_join(f->tmp, "out.txt");
     char *argv[] = {path, (char *)arg, arg ? "b" : NULL, NULL};
     CU_ASSERT_EQUAL(run_argv(argv, envp, outp), status);
-    char *t = read_at(f->tmp, "out.txt");
+    char *t = sc_test_read(f->tmp, "out.txt");
     CU_ASSERT_STRING_EQUAL(t ? t : "", output);
     free(t);
     free(outp);
@@ -381,13 +369,13 @@ static void test_record_lists_every_installed_file_with_its_hash(void)
     char *argv[] = {PYTHON, "-c", (char *)RECORD_CHECK, f.prefix, SITE,
                     "demo_pkg-1.0.dist-info", NULL};
     CU_ASSERT_EQUAL(run_argv(argv, NULL, outp), 0);
-    char *t = read_at(f.tmp, "out.txt");
+    char *t = sc_test_read(f.tmp, "out.txt");
     char want[32];
     snprintf(want, sizeof want, "%zu\n", out.nfiles);
     CU_ASSERT_STRING_EQUAL(t ? t : "", want);
     free(t);
     /* the launcher rows point out of site-packages */
-    t = read_at(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
+    t = sc_test_read(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
     CU_ASSERT_PTR_NOT_NULL(t ? strstr(t, "\n../../../bin/demo-cli,sha256=") : NULL);
     free(t);
     free(outp);
@@ -451,8 +439,8 @@ static void test_install_is_deterministic_whatever_the_job_count_and_tz(void)
     } else {
         unsetenv("TZ");
     }
-    char *ra = read_at(a.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
-    char *rb = read_at(b.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
+    char *ra = sc_test_read(a.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
+    char *rb = sc_test_read(b.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
     CU_ASSERT_PTR_NOT_NULL(ra);
     CU_ASSERT_STRING_EQUAL(ra ? ra : "", rb ? rb : "-");
     free(ra);
@@ -467,9 +455,9 @@ static void test_a_second_install_replaces_the_same_files(void)
     fx_init(&f);
     sc_error err;
     SC_EXPECT_CODE(install(&f, "demo", NULL, NULL, &err), SC_OK, &err);
-    char *r1 = read_at(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
+    char *r1 = sc_test_read(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
     SC_EXPECT_CODE(install(&f, "demo", NULL, NULL, &err), SC_OK, &err);
-    char *r2 = read_at(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
+    char *r2 = sc_test_read(f.prefix, SITE "/demo_pkg-1.0.dist-info/RECORD");
     CU_ASSERT_STRING_EQUAL(r1 ? r1 : "", r2 ? r2 : "-");
     free(r1);
     free(r2);
@@ -519,7 +507,7 @@ static void test_pure_wheel_installs_the_files_pip_installs(void)
         char *outp = sc_path_join(f.tmp, "out.txt");
         char *argv2[] = {PYTHON, "-c", (char *)PIP_COMPARE, site, target, NULL};
         CU_ASSERT_EQUAL(run_argv(argv2, NULL, outp), 0);
-        char *t = read_at(f.tmp, "out.txt");
+        char *t = sc_test_read(f.tmp, "out.txt");
         CU_ASSERT_STRING_EQUAL(t ? t : "", "6\n"); /* 3 package files, METADATA, WHEEL, top_level */
         free(t);
         free(site);
@@ -630,7 +618,7 @@ static void test_directory_where_a_file_goes_is_refused_before_anything_moves(vo
     free(d);
     SC_EXPECT_CODE(install(&f, "demo", NULL, NULL, &err), SC_E_ENTRY_COLLISION, &err);
     /* nothing of the wheel landed: only what the test made is there */
-    char *t = read_at(f.prefix, SITE "/demo_pkg/__init__.py");
+    char *t = sc_test_read(f.prefix, SITE "/demo_pkg/__init__.py");
     CU_ASSERT_PTR_NULL(t);
     free(t);
     d = sc_path_join(f.prefix, "bin/demo-cli");
@@ -857,17 +845,17 @@ static void test_windows_launchers_are_script_files_beside_python(void)
     char *w = gen(f.wheels, "demo", NULL, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     SC_EXPECT_CODE(sc_wheel_install(w, NULL, f.prefix, &f.env, NULL, &err), SC_OK, &err);
-    char *t = read_at(f.prefix, "Scripts/demo-cli-script.py");
+    char *t = sc_test_read(f.prefix, "Scripts/demo-cli-script.py");
     CU_ASSERT_PTR_NOT_NULL(t ? strstr(t, "/python.exe\"") : NULL);
     free(t);
-    t = read_at(f.prefix, "Scripts/demo-gui-script.pyw");
+    t = sc_test_read(f.prefix, "Scripts/demo-gui-script.pyw");
     CU_ASSERT_PTR_NOT_NULL(t);
     free(t);
     /* #!python scripts are left as they are on Windows */
-    t = read_at(f.prefix, "Scripts/demo-script");
+    t = sc_test_read(f.prefix, "Scripts/demo-script");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "#!python\nprint('from demo-script')\n");
     free(t);
-    t = read_at(f.prefix, "Lib/site-packages/demo_pkg-1.0.dist-info/RECORD");
+    t = sc_test_read(f.prefix, "Lib/site-packages/demo_pkg-1.0.dist-info/RECORD");
     CU_ASSERT_PTR_NOT_NULL(t ? strstr(t, "\n../../Scripts/demo-cli-script.py,sha256=") : NULL);
     free(t);
     free(w);
@@ -910,10 +898,10 @@ static void test_several_threads_install_into_one_prefix(void)
         pthread_join(th[i], NULL);
         SC_EXPECT_CODE(jobs[i].rc, SC_OK, &jobs[i].err);
     }
-    char *t = read_at(f.prefix, SITE "/gamma/sub/mod.py");
+    char *t = sc_test_read(f.prefix, SITE "/gamma/sub/mod.py");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "def f():\n    return 1\n");
     free(t);
-    t = read_at(f.prefix, SITE "/alpha-1.0.dist-info/RECORD");
+    t = sc_test_read(f.prefix, SITE "/alpha-1.0.dist-info/RECORD");
     CU_ASSERT_PTR_NOT_NULL(t);
     free(t);
     for (int i = 0; i < 4; i++)
