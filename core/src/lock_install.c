@@ -423,6 +423,13 @@ static sc_code fetch_one(void *ctx, size_t i, sc_error *err)
     install *in = ctx;
     const sc_lock_install_item *it = &in->plan->items[i];
     const sc_lock_package *p = it->pkg;
+    /* one download per digest: a later item with the same bytes takes the
+     * first one's file once the pool is done (never two writers of one .part) */
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(in->plan->items[j].pkg->sha256, p->sha256) == 0) {
+            sc_progress_meter_add(&in->meter, it->label, 0, 1);
+            return SC_OK;
+        }
     char *cached = sc_path_join(in->cache_dir, p->sha256);
     if (cached == NULL)
         return oom(err);
@@ -684,6 +691,11 @@ sc_code sc_lock_install(const sc_lock_install_options *o, const char *prefix_dir
         c = pool_run(plan.nitems, downloads, fetch_one, &in, err);
         sc_progress_meter_end(&in.meter, c == SC_OK);
     }
+    for (size_t i = 0; c == SC_OK && i < plan.nitems; i++)
+        for (size_t j = 0; in.paths[i] == NULL && j < i; j++)
+            if (strcmp(plan.items[j].pkg->sha256, plan.items[i].pkg->sha256) == 0 &&
+                (in.paths[i] = strdup(in.paths[j])) == NULL)
+                c = oom(err);
     if (c == SC_OK && mkdir(in.scratch, 0755) != 0)
         c = sc_error_set(err, SC_E_IO, in.scratch, "cannot create %s: %s", in.scratch,
                          strerror(errno));

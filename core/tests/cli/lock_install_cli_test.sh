@@ -11,7 +11,8 @@
 # link-script note); the same bytes from v6 and v7, with 1 or 4 jobs, a cold,
 # warm or partly filled cache, another TZ, locale and umask; --offline; a
 # file:// lock and --channel-dir with no server; every refusal before any
-# request; a wrong sha256 and a package for another subdir leaving no
+# request; a download cut short resumed with a Range request; a wrong sha256
+# and a package for another subdir leaving no
 # directory; an install killed mid-download leaving none; a build from the
 # lock recording provenance {source: lock}.  Prints "N passed, N failed".
 set -u
@@ -196,6 +197,11 @@ check wrong-sha256 1 env SCROLLCASE_CACHE="$tmp/cache-bad" "$sc" env-install --i
 expect_in wrong-sha256-code "$tmp/err" "error[asset-hash]"
 expect wrong-sha256-leaves-nothing nothing_at "$tmp/b1"
 expect wrong-sha256-only-python-cached test "$(ls "$tmp/cache-bad" | wc -l)" -eq 1
+use_lock "$fx/drop.lock"
+: >"$tmp/http.log"
+check truncated-download-resumed 0 env SCROLLCASE_CACHE="$tmp/cache-drop" "$sc" env-install --into "$tmp/b3" "${mirror[@]}"
+expect_in truncated-download-range-request "$tmp/http.log" '"range": "bytes=300-"'
+expect truncated-download-installed test -f "$tmp/b3/share/good/README"
 use_lock "$fx/subdir.lock"
 check other-subdir 1 env SCROLLCASE_CACHE="$tmp/cache-bad" "$sc" env-install --into "$tmp/b2" "${mirror[@]}"
 expect_in other-subdir-code "$tmp/err" "error[package-subdir]"
