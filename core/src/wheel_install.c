@@ -1820,6 +1820,11 @@ static sc_code plan_generated(wheel_ctx *c, plan *p, const char *staging, const 
         sc_strbuf_init(&rec);
         if (rdest == NULL)
             rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, c->fname, "out of memory");
+        for (size_t i = 0; i < p->n && rc == SC_OK; i++)
+            if (strcmp(p->v[i].dest, rdest) == 0) /* say .data/purelib/<dist-info>/RECORD */
+                rc = sc_error_set(err, SC_E_INVALID_WHEEL, c->fname,
+                                  "%s: %s and the RECORD written both install to %s", c->fname,
+                                  p->v[i].member ? p->v[i].member : "a generated file", rdest);
         if (rc == SC_OK)
             rc = make_record(c, p, rdest, &rec, err);
         if (rc == SC_OK) {

@@ -590,6 +590,11 @@ static void test_two_members_installing_to_one_path_are_refused(void)
     expect_refused("collision", NULL, SC_E_INVALID_WHEEL);
 }
 
+static void test_member_installing_over_the_written_record_is_refused(void)
+{
+    expect_refused("recordclash", NULL, SC_E_INVALID_WHEEL);
+}
+
 static void test_metadata_name_differing_from_the_file_name_is_refused(void)
 {
     expect_refused("badname", NULL, SC_E_INVALID_WHEEL);
@@ -942,6 +947,7 @@ void register_wheel_install_tests(void)
     SC_ADD_TEST(s, test_entry_point_name_that_is_a_path_is_refused);
     SC_ADD_TEST(s, test_two_dist_info_directories_are_refused);
     SC_ADD_TEST(s, test_two_members_installing_to_one_path_are_refused);
+    SC_ADD_TEST(s, test_member_installing_over_the_written_record_is_refused);
     SC_ADD_TEST(s, test_metadata_name_differing_from_the_file_name_is_refused);
     SC_ADD_TEST(s, test_symbolic_link_member_is_refused);
     SC_ADD_TEST(s, test_requires_python_excluding_the_interpreter_is_refused);
