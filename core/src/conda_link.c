@@ -459,6 +459,7 @@ typedef struct linker {
     const sc_conda_link_options *o;
     const char *scripts;
     const char *python;
+    char made[PATH_MAX]; /* the last parent directory made (entries come sorted) */
 } linker;
 
 /* The source path in the extracted directory (caller frees). */
@@ -467,7 +468,7 @@ static char *source_of(const linker *l, const entry *e)
     return sc_path_join(l->pkgs[e->pkg].extracted_dir, e->src->path);
 }
 
-static sc_code write_entry(const linker *l, const entry *e, sc_error *err)
+static sc_code write_entry(linker *l, const entry *e, sc_error *err)
 {
     char dst[PATH_MAX];
     int n = snprintf(dst, sizeof dst, "%s/%s", l->o->prefix, e->dest);
@@ -475,9 +476,15 @@ static sc_code write_entry(const linker *l, const entry *e, sc_error *err)
         return sc_error_set(err, SC_E_IO, e->dest, "path too long: %s", e->dest);
     if (e->kind == E_DIR)
         return mkdirs(l->o->prefix, e->dest, err);
-    sc_code rc = parent_dirs(l->o->prefix, e->dest, err);
-    if (rc != SC_OK)
-        return rc;
+    const char *slash = strrchr(e->dest, '/');
+    size_t dl = slash ? (size_t)(slash - e->dest) : 0;
+    sc_code rc = SC_OK;
+    if (dl > 0 && !(strlen(l->made) == dl && memcmp(l->made, e->dest, dl) == 0)) {
+        if ((rc = parent_dirs(l->o->prefix, e->dest, err)) != SC_OK)
+            return rc;
+        memcpy(l->made, e->dest, dl);
+        l->made[dl] = '\0';
+    }
     if (e->kind == E_ENTRY) {
         sc_strbuf b = SC_STRBUF_INIT;
         rc = sc_python_entry_point_launcher(l->python, e->ep->module, e->ep->function, &b, err);
@@ -530,7 +537,7 @@ static sc_code write_entry(const linker *l, const entry *e, sc_error *err)
             return rc;
         }
     }
-    if (!e->src->no_link) {
+    if (!e->src->no_link && !l->o->copy_files) {
         if (link(src, dst) == 0) {
             free(src);
             return SC_OK;
@@ -656,7 +663,7 @@ sc_code sc_conda_link(const sc_conda_link_package *pkgs, size_t n,
     if (o == NULL || o->prefix == NULL || (n > 0 && pkgs == NULL))
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_conda_link: no prefix or no packages");
     linker l = {pkgs, o, o->scripts_dir ? o->scripts_dir : "bin",
-                o->python ? o->python : "python"};
+                o->python ? o->python : "python", ""};
     if (o->site_packages != NULL &&
         sc_path_check(o->site_packages, strlen(o->site_packages), "site_packages", err) != SC_OK)
         return SC_E_USAGE;

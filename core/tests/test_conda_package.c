@@ -293,6 +293,10 @@ static char *big_tmpdir(void)
 
 static void test_hundred_thousand_files(void)
 {
+    if (getenv("SC_SKIP_LARGE_TESTS") != NULL) {
+        fprintf(stderr, "\n  skipped: SC_SKIP_LARGE_TESTS is set (100,000 files)\n");
+        return;
+    }
     char *dir = big_tmpdir();
     CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
     char *argv[] = {"/usr/bin/python3", GEN, "--big", "100000", dir, NULL};
@@ -305,7 +309,7 @@ static void test_hundred_thousand_files(void)
     SC_EXPECT_CODE(sc_conda_extract(pkgf, NULL, dest, NULL, &p, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(p ? p->n_paths : 0, 100000);
     sc_conda_link_package lp = {p, dest, NULL};
-    sc_conda_link_options o = {prefix, NULL, NULL, NULL, 0, NULL, NULL};
+    sc_conda_link_options o = {prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
     SC_EXPECT_CODE(sc_conda_link(&lp, 1, &o, NULL, &err), SC_OK, &err);
     char *last = slurp(prefix, "share/big/d099/f099999.txt");
     CU_ASSERT_STRING_EQUAL(last ? last : "", "99999\n");
@@ -678,7 +682,7 @@ static void test_link_files_links_placeholders_and_launchers(void)
 {
     const char *names[] = {"good-1.0-0.conda"};
     linked l = linked_new(names, 1);
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_OK, &err);
     /* a text-placeholder python launcher in bin/ becomes the relocatable trampoline */
@@ -710,6 +714,16 @@ static void test_link_files_links_placeholders_and_launchers(void)
     free(rec);
     CU_ASSERT_EQUAL(mode_at(l.prefix, "conda-meta/good-1.0-0.json"), 0644);
     CU_ASSERT_EQUAL(kind_at(l.prefix, "info"), 0);
+    /* copy_files: nothing shares an inode with the extracted directory */
+    sc_test_rmtree(l.prefix);
+    o.copy_files = 1;
+    SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_OK, &err);
+    CU_ASSERT_NOT_EQUAL(inode_at(l.prefix, "share/good/README"),
+                        inode_at(l.dest[0], "share/good/README"));
+    char *readme = slurp(l.prefix, "share/good/README");
+    CU_ASSERT_STRING_EQUAL(readme ? readme : "", "good package\n");
+    free(readme);
+    CU_ASSERT_EQUAL(mode_at(l.prefix, "lib/libgood.so.1"), 0755);
     linked_free(&l);
 }
 
@@ -718,7 +732,7 @@ static void test_conda_meta_licence_comes_from_the_lock(void)
     const char *names[] = {"legacy-1.0-0.tar.bz2", "clob-a-1.0-0.conda"};
     linked l = linked_new(names, 2);
     l.lp[0].license = "Apache-2.0";
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, NULL, &err), SC_OK, &err);
     char *rec = slurp(l.prefix, "conda-meta/legacy-1.0-0.json");
@@ -739,7 +753,7 @@ static void test_noarch_python_site_packages_scripts_entry_points(void)
 {
     const char *names[] = {"npkg-1.0-0.conda"};
     linked l = linked_new(names, 1);
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_E_USAGE, &err);
     CU_ASSERT_EQUAL(kind_at(l.dir, "venv"), 0);
@@ -803,7 +817,7 @@ static void test_clobber_later_in_dependency_order_wins(void)
             in[i] = l.lp[perms[k][i]];
         clobs c;
         memset(&c, 0, sizeof c);
-        sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, on_clobber, &c};
+        sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, on_clobber, &c, 0};
         size_t reported = 0;
         sc_error err;
         SC_EXPECT_CODE(sc_conda_link(in, 3, &o, &reported, &err), SC_OK, &err);
@@ -855,7 +869,7 @@ static void test_directory_against_file_is_a_collision(void)
     sc_conda_path *p = &l.pkg[1]->paths[0];
     free(p->path);
     p->path = strdup("share/clob-a.txt/inner");
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, NULL, &err), SC_E_ENTRY_COLLISION, &err);
     CU_ASSERT_EQUAL(kind_at(l.dir, "venv"), 0);
@@ -874,7 +888,7 @@ static void test_case_only_clobber_on_case_folding_target(void)
     p->path = strdup("share/CLOB.txt");
     clobs c;
     memset(&c, 0, sizeof c);
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 1, on_clobber, &c};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 1, on_clobber, &c, 0};
     size_t reported = 0;
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, &reported, &err), SC_OK, &err);
@@ -893,7 +907,7 @@ static void test_prefix_that_is_not_empty_is_refused(void)
     linked l = linked_new(names, 1);
     CU_ASSERT_EQUAL_FATAL(mkdir(l.prefix, 0755), 0);
     sc_test_write(l.prefix, "keep.txt", "mine\n");
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_E_EXISTING_DESTINATION, &err);
     CU_ASSERT_EQUAL(kind_at(l.prefix, "keep.txt"), 'f');

@@ -81,6 +81,11 @@ typedef struct sc_conda_link_options {
     int case_folding;           /* the target's file system folds case (osx, win) */
     sc_conda_clobber_fn on_clobber; /* may be NULL */
     void *clobber_ctx;
+    /* Nonzero: every file is copied, never hard-linked.  Zero (the default):
+     * files share their inode with the extracted directory, so whoever
+     * keeps that directory (a cache) must not let anything rewrite a venv
+     * file in place; replace files (write a new one, rename) instead. */
+    int copy_files;
 } sc_conda_link_options;
 
 /*
