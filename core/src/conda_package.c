@@ -35,6 +35,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/path.h"
+#include "scrollcase/remedy.h"
 #include "scrollcase/strbuf.h"
 
 #define IO_BUFFER (256u * 1024u)
@@ -1393,7 +1394,7 @@ restart:
             cl += n;
             cur[cl] = '\0';
             const member *m = lookup(x, cur);
-            if (m != NULL && m->kind == K_LINK && (e != NULL || 1)) {
+            if (m != NULL && m->kind == K_LINK) {
                 if (m->target[0] == '/' || ++follows > MAX_LINK_FOLLOWS)
                     return 0;
                 /* splice: <dir of cur>/<m->target>/<rest> */
@@ -1543,6 +1544,31 @@ static sc_code check_against_archive(xctx *x, sc_conda_package *pkg,
     return SC_OK;
 }
 
+/* The way out of a package that cannot be used: another build of it. */
+static void add_remedy(sc_error *err)
+{
+    if (err == NULL)
+        return;
+    switch (err->code) {
+    case SC_E_INVALID_PACKAGE:
+    case SC_E_PACKAGE_SUBDIR:
+    case SC_E_UNSAFE_PATH:
+    case SC_E_LINK_ENTRY:
+    case SC_E_SPECIAL_ENTRY:
+    case SC_E_ENTRY_COLLISION:
+    case SC_E_EXTRACTION_LIMIT:
+    case SC_E_INVALID_ARCHIVE: {
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n,
+                 " (the package cannot be installed as built: lock another build of it, "
+                 "`" SC_REMEDY_LOCK "`)");
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 /* ---- the call -------------------------------------------------------------------------- */
 
 sc_code sc_conda_extract(const char *file, const char *label, const char *dest,
@@ -1634,6 +1660,7 @@ sc_code sc_conda_extract(const char *file, const char *label, const char *dest,
 fail:
     xctx_free(&x);
     sc_conda_package_free(pkg);
+    add_remedy(err);
     sc_error keep;
     if (err != NULL)
         keep = *err;

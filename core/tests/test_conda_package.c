@@ -377,6 +377,7 @@ static void expect_refused_with(const char *name, const sc_conda_extract_options
     CU_ASSERT_EQUAL(kind_at(f.dir, "x"), 0); /* nothing left behind */
     if (err.message[0] == '\0')
         CU_FAIL("no message");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "`scrollcase lock REF`")); /* the remedy */
     fx_free(&f);
 }
 
