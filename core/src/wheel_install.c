@@ -1019,6 +1019,26 @@ sc_code sc_wheel_check_location(const char *location, const sc_wheel_env *env, s
     return rc;
 }
 
+sc_code sc_wheel_check_requires_python(const char *spec, const char *display,
+                                       const sc_wheel_env *env, sc_error *err)
+{
+    sc_error_clear(err);
+    sc_code rc = check_env(env, err);
+    if (rc != SC_OK || spec == NULL)
+        return rc;
+    const char *name = display ? display : "wheel";
+    int r = sc_pep440_satisfies(spec, env->python_version);
+    if (r < 0)
+        return sc_error_set(err, SC_E_INVALID_WHEEL, name,
+                            "%s: Requires-Python \"%.120s\" is not a PEP 440 specifier set",
+                            name, spec);
+    if (r == 0)
+        return sc_error_set(err, SC_E_WHEEL_INCOMPATIBLE, name,
+                            "%s: Requires-Python \"%.120s\" excludes the locked Python %s", name,
+                            spec, env->python_version);
+    return SC_OK;
+}
+
 /* Requires-Python of METADATA against the interpreter. */
 static sc_code check_requires_python(const char *meta, size_t len, const char *fname,
                                      const sc_wheel_env *env, sc_error *err)
@@ -1027,17 +1047,7 @@ static sc_code check_requires_python(const char *meta, size_t len, const char *f
     char *rp = sc_wheel_metadata_field(meta, len, "Requires-Python", &found);
     if (rp == NULL)
         return found ? sc_error_set(err, SC_E_OUT_OF_MEMORY, fname, "out of memory") : SC_OK;
-    int r = sc_pep440_satisfies(rp, env->python_version);
-    sc_code rc = SC_OK;
-    if (r < 0)
-        rc = sc_error_set(err, SC_E_INVALID_WHEEL, fname,
-                          "%s: METADATA's Requires-Python \"%.120s\" is not a PEP 440 "
-                          "specifier set",
-                          fname, rp);
-    else if (r == 0)
-        rc = sc_error_set(err, SC_E_WHEEL_INCOMPATIBLE, fname,
-                          "%s: Requires-Python \"%.120s\" excludes the locked Python %s", fname,
-                          rp, env->python_version);
+    sc_code rc = sc_wheel_check_requires_python(rp, fname, env, err);
     free(rp);
     return rc;
 }

@@ -610,6 +610,22 @@ static void test_requires_python_excluding_the_interpreter_is_refused(void)
     expect_refused("demo", "--requires-python=>=3.12", SC_E_WHEEL_INCOMPATIBLE);
 }
 
+static void test_lock_requires_python_is_checked_before_download(void)
+{
+    fx f;
+    fx_init(&f);
+    sc_error err;
+    SC_EXPECT_CODE(sc_wheel_check_requires_python(">=3.12", "x-1.0-py3-none-any.whl", &f.env,
+                                                  &err),
+                   SC_E_WHEEL_INCOMPATIBLE, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "x-1.0-py3-none-any.whl"));
+    SC_EXPECT_CODE(sc_wheel_check_requires_python(">=3.8,<4", "x", &f.env, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_wheel_check_requires_python(NULL, "x", &f.env, &err), SC_OK, &err);
+    SC_EXPECT_CODE(sc_wheel_check_requires_python("3.8", "x", &f.env, &err), SC_E_INVALID_WHEEL,
+                   &err);
+    fx_free(&f);
+}
+
 static void test_directory_where_a_file_goes_is_refused_before_anything_moves(void)
 {
     fx f;
@@ -951,6 +967,7 @@ void register_wheel_install_tests(void)
     SC_ADD_TEST(s, test_metadata_name_differing_from_the_file_name_is_refused);
     SC_ADD_TEST(s, test_symbolic_link_member_is_refused);
     SC_ADD_TEST(s, test_requires_python_excluding_the_interpreter_is_refused);
+    SC_ADD_TEST(s, test_lock_requires_python_is_checked_before_download);
     SC_ADD_TEST(s, test_directory_where_a_file_goes_is_refused_before_anything_moves);
     SC_ADD_TEST(s, test_check_file_reads_requires_python_without_writing);
     SC_ADD_TEST(s, test_python_tags_must_run_on_the_locked_interpreter);

@@ -89,6 +89,16 @@ sc_code sc_wheel_check_location(const char *location, const sc_wheel_env *env,
                                 sc_error *err);
 
 /*
+ * Check a Requires-Python specifier set (the lock's `requires_python` of a
+ * PyPI package, before any download, or METADATA's after) against the
+ * locked interpreter: NULL or "" passes; not a PEP 440 specifier set →
+ * invalid-wheel; excluding the interpreter → wheel-incompatible.  `display`
+ * names the wheel in the message.
+ */
+sc_code sc_wheel_check_requires_python(const char *spec, const char *display,
+                                       const sc_wheel_env *env, sc_error *err);
+
+/*
  * Check a downloaded wheel file (already sha256-checked against the lock)
  * without writing anything: sc_wheel_check_location on `display` (or the
  * path's last segment when NULL), then WHEEL (Wheel-Version 1.x,
