@@ -225,25 +225,7 @@ typedef struct entry {
 typedef struct plan {
     entry *e;
     size_t n, cap;
-    size_t *slots; /* key -> winning entry index + 1 */
-    size_t nslots;
 } plan;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static size_t *slot_of(plan *p, const char *key)
-{
-    size_t i = hash_str(key) & (p->nslots - 1);
-    while (p->slots[i] != 0 && strcmp(p->e[p->slots[i] - 1].key, key) != 0)
-        i = (i + 1) & (p->nslots - 1);
-    return &p->slots[i];
-}
 
 static void plan_free(plan *p)
 {
@@ -252,11 +234,11 @@ static void plan_free(plan *p)
         free(p->e[i].key);
     }
     free(p->e);
-    free(p->slots);
 }
 
 typedef struct clob {
-    size_t winner, loser; /* entry indices */
+    size_t winner, loser; /* entry indices: the loser's entry is not written */
+    int same_path;        /* the winner wrote the loser's path (else: it was in the way) */
 } clob;
 
 static int in_dir(const char *path, const char *dir)
@@ -291,20 +273,6 @@ static sc_code plan_add(plan *p, const char *dest, int fold, entry **out, sc_err
     p->n++;
     *out = e;
     return SC_OK;
-}
-
-static int clob_cmp_ctx_sort(const entry *es, const clob *a, const clob *b)
-{
-    int c = strcmp(es[a->winner].key, es[b->winner].key);
-    if (c != 0)
-        return c;
-    return es[a->loser].rank < es[b->loser].rank ? -1 : es[a->loser].rank > es[b->loser].rank;
-}
-
-static const char *pkg_label(const sc_conda_package *p, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s-%s-%s", p->name, p->version, p->build);
-    return buf;
 }
 
 /* ---- writing ----------------------------------------------------------------------- */
@@ -655,6 +623,166 @@ static sc_code build_plan(const linker *l, const size_t *order, size_t n, plan *
     return SC_OK;
 }
 
+/* ---- settling: what sequential writes would leave --------------------------------- */
+
+/* One path that an entry names or lies under: the last writers (entry index + 1). */
+typedef struct node {
+    char *key;
+    size_t last;        /* of any kind at this path */
+    size_t last_nondir; /* of a file, link or entry point at this path */
+    size_t last_under;  /* of any entry strictly beneath this path */
+} node;
+
+typedef struct nodes {
+    node *v;
+    size_t n, cap;
+    size_t *slots;
+    size_t nslots;
+} nodes;
+
+static node *node_at(nodes *ns, const char *key, size_t klen, sc_error *err)
+{
+    size_t i = 1469598103934665603ull;
+    for (size_t k = 0; k < klen; k++)
+        i = (i ^ (unsigned char)key[k]) * 1099511628211ull;
+    i &= ns->nslots - 1;
+    while (ns->slots[i] != 0) {
+        node *nd = &ns->v[ns->slots[i] - 1];
+        if (strlen(nd->key) == klen && memcmp(nd->key, key, klen) == 0)
+            return nd;
+        i = (i + 1) & (ns->nslots - 1);
+    }
+    if (ns->n == ns->cap || (ns->n + 1) * 2 > ns->nslots) {
+        sc_error_set(err, SC_E_INTERNAL, NULL, "conda_link: node table full");
+        return NULL;
+    }
+    node *nd = &ns->v[ns->n];
+    memset(nd, 0, sizeof *nd);
+    if ((nd->key = strndup(key, klen)) == NULL) {
+        oom(err);
+        return NULL;
+    }
+    ns->slots[i] = ++ns->n;
+    return nd;
+}
+
+static int clob_cmp(const plan *pl, const clob *a, const clob *b)
+{
+    int c = strcmp(pl->e[a->loser].key, pl->e[b->loser].key);
+    if (c != 0)
+        return c;
+    return a->loser < b->loser ? -1 : a->loser > b->loser;
+}
+
+/*
+ * The entries that survive writing pl->e[0..n) in order, each replacing what
+ * stands at its path (a file, a link, or a directory with all it holds) and
+ * any file or link at a directory on its way; and, for each file, link or
+ * entry point that does not survive, the clobber (a witness of the later
+ * entry that removed it), sorted by the loser's path then order.  Entries of
+ * one package never clobber each other in reports (an entry point over the
+ * package's own script).
+ */
+static sc_code settle(plan *pl, const sc_conda_link_package *pkgs, entry ***win_out,
+                      size_t *nwin, clob **cl_out, size_t *ncl, sc_error *err)
+{
+    (void)pkgs;
+    nodes ns;
+    memset(&ns, 0, sizeof ns);
+    size_t depth_total = 0;
+    for (size_t i = 0; i < pl->n; i++) {
+        depth_total++;
+        for (const char *c = pl->e[i].key; *c; c++)
+            depth_total += *c == '/';
+    }
+    ns.cap = depth_total + 1;
+    ns.nslots = 1024;
+    while (ns.nslots < ns.cap * 2 + 2)
+        ns.nslots *= 2;
+    ns.v = calloc(ns.cap, sizeof *ns.v);
+    ns.slots = calloc(ns.nslots, sizeof *ns.slots);
+    entry **win = malloc((pl->n ? pl->n : 1) * sizeof *win);
+    clob *cl = malloc((pl->n ? pl->n : 1) * sizeof *cl);
+    size_t nw = 0, nc = 0;
+    sc_code rc = SC_OK;
+    if (ns.v == NULL || ns.slots == NULL || win == NULL || cl == NULL) {
+        rc = oom(err);
+        goto out;
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        const entry *e = &pl->e[i];
+        node *nd = node_at(&ns, e->key, strlen(e->key), err);
+        if (nd == NULL) {
+            rc = err ? err->code : SC_E_OUT_OF_MEMORY;
+            goto out;
+        }
+        nd->last = i + 1;
+        if (e->kind != E_DIR)
+            nd->last_nondir = i + 1;
+        for (const char *c = strchr(e->key, '/'); c != NULL; c = strchr(c + 1, '/')) {
+            node *up = node_at(&ns, e->key, (size_t)(c - e->key), err);
+            if (up == NULL) {
+                rc = err ? err->code : SC_E_OUT_OF_MEMORY;
+                goto out;
+            }
+            up->last_under = i + 1;
+        }
+    }
+    for (size_t i = 0; i < pl->n; i++) {
+        entry *e = &pl->e[i];
+        const node *nd = node_at(&ns, e->key, strlen(e->key), err);
+        size_t killer = 0; /* index + 1 */
+        int same = 0;
+        if (nd->last != i + 1) {
+            killer = nd->last;
+            same = 1;
+        } else if (e->kind != E_DIR && nd->last_under > i + 1) {
+            killer = nd->last_under;
+        } else {
+            for (const char *c = strchr(e->key, '/'); c != NULL && killer == 0;
+                 c = strchr(c + 1, '/')) {
+                const node *up = node_at(&ns, e->key, (size_t)(c - e->key), err);
+                if (up->last_nondir > i + 1)
+                    killer = up->last_nondir;
+            }
+        }
+        if (killer == 0) {
+            win[nw++] = e;
+            continue;
+        }
+        if (e->kind == E_DIR || pl->e[killer - 1].pkg == e->pkg)
+            continue; /* not a clobber: directories merge or go; a package's own entries */
+        cl[nc].winner = killer - 1;
+        cl[nc].loser = i;
+        cl[nc].same_path = same;
+        nc++;
+    }
+    for (size_t i = 1; i < nc; i++) { /* insertion sort: clobbers are few */
+        clob v = cl[i];
+        size_t j = i;
+        while (j > 0 && clob_cmp(pl, &cl[j - 1], &v) > 0) {
+            cl[j] = cl[j - 1];
+            j--;
+        }
+        cl[j] = v;
+    }
+out:
+    for (size_t i = 0; i < ns.n; i++)
+        free(ns.v[i].key);
+    free(ns.v);
+    free(ns.slots);
+    if (rc != SC_OK) {
+        free(win);
+        free(cl);
+        return rc;
+    }
+    *win_out = win;
+    *nwin = nw;
+    *cl_out = cl;
+    *ncl = nc;
+    return SC_OK;
+}
+
 sc_code sc_conda_link(const sc_conda_link_package *pkgs, size_t n,
                       const sc_conda_link_options *o, size_t *clobbers, sc_error *err)
 {
@@ -678,7 +806,7 @@ sc_code sc_conda_link(const sc_conda_link_package *pkgs, size_t n,
     memset(&pl, 0, sizeof pl);
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     clob *cl = NULL;
-    size_t ncl = 0, capcl = 0;
+    size_t ncl = 0;
     entry **win = NULL;
     size_t nwin = 0;
     if (order == NULL) {
@@ -693,91 +821,15 @@ sc_code sc_conda_link(const sc_conda_link_package *pkgs, size_t n,
         goto fail;
     if ((rc = build_plan(&l, order, n, &pl, err)) != SC_OK)
         goto fail;
-    /* winners: the later entry (in link order, then listing order) of each key */
-    pl.nslots = 1024;
-    while (pl.nslots < pl.n * 2 + 2)
-        pl.nslots *= 2;
-    if ((pl.slots = calloc(pl.nslots, sizeof *pl.slots)) == NULL) {
-        rc = oom(err);
+    /* What writing the entries one after the other (link order, then listing
+     * order) would leave, each replacing whatever stands at its path or in
+     * its way, computed before anything is written. */
+    if ((rc = settle(&pl, pkgs, &win, &nwin, &cl, &ncl, err)) != SC_OK)
         goto fail;
-    }
-    for (size_t i = 0; i < pl.n; i++) {
-        size_t *s = slot_of(&pl, pl.e[i].key);
-        if (*s != 0) {
-            entry *old = &pl.e[*s - 1], *nw = &pl.e[i];
-            if (old->kind == E_DIR && nw->kind == E_DIR)
-                continue; /* directories merge */
-            if (old->kind == E_DIR || nw->kind == E_DIR) {
-                char a[200], b[200];
-                rc = sc_error_set(err, SC_E_ENTRY_COLLISION, nw->dest,
-                                  "%s is a directory in %s and not one in %s", nw->dest,
-                                  pkg_label(pkgs[old->pkg].pkg, a, sizeof a),
-                                  pkg_label(pkgs[nw->pkg].pkg, b, sizeof b));
-                goto fail;
-            }
-            if (old->pkg == nw->pkg) { /* an entry point over a listed script of its own */
-                *s = i + 1;
-                continue;
-            }
-            if (ncl == capcl) {
-                size_t nc = capcl ? capcl * 2 : 16;
-                clob *ncb = realloc(cl, nc * sizeof *ncb);
-                if (ncb == NULL) {
-                    rc = oom(err);
-                    goto fail;
-                }
-                cl = ncb;
-                capcl = nc;
-            }
-            cl[ncl].winner = i;
-            cl[ncl].loser = *s - 1;
-            ncl++;
-        }
-        *s = i + 1;
-    }
-    /* the winners, each checked: nothing lies under another winner's file or link */
-    if ((win = malloc((pl.n ? pl.n : 1) * sizeof *win)) == NULL) {
-        rc = oom(err);
-        goto fail;
-    }
-    for (size_t i = 0; i < pl.nslots; i++)
-        if (pl.slots[i] != 0)
-            win[nwin++] = &pl.e[pl.slots[i] - 1];
-    for (size_t i = 0; i < nwin; i++) {
-        char key[PATH_MAX];
-        snprintf(key, sizeof key, "%s", win[i]->key);
-        for (char *s = strchr(key, '/'); s != NULL; s = strchr(s + 1, '/')) {
-            *s = '\0';
-            size_t *slot = slot_of(&pl, key);
-            *s = '/';
-            if (*slot == 0)
-                continue;
-            const entry *up = &pl.e[*slot - 1];
-            if (up->kind != E_DIR) {
-                char a[200], b[200];
-                rc = sc_error_set(err, SC_E_ENTRY_COLLISION, win[i]->dest,
-                                  "%s of %s lies under %s of %s, which is not a directory",
-                                  win[i]->dest, pkg_label(pkgs[win[i]->pkg].pkg, a, sizeof a),
-                                  up->dest, pkg_label(pkgs[up->pkg].pkg, b, sizeof b));
-                goto fail;
-            }
-        }
-    }
-    /* report clobbers in order of path, then loser's rank */
-    for (size_t i = 1; i < ncl; i++) {
-        clob v = cl[i];
-        size_t j = i;
-        while (j > 0 && clob_cmp_ctx_sort(pl.e, &cl[j - 1], &v) > 0) {
-            cl[j] = cl[j - 1];
-            j--;
-        }
-        cl[j] = v;
-    }
     for (size_t i = 0; i < ncl; i++) {
-        /* the reported winner is the path's final winner */
-        size_t *s = slot_of(&pl, pl.e[cl[i].winner].key);
-        sc_conda_clobber c = {pl.e[*s - 1].dest, pkgs[pl.e[*s - 1].pkg].pkg,
-                              pkgs[pl.e[cl[i].loser].pkg].pkg};
+        const entry *d = &pl.e[cl[i].loser], *k = &pl.e[cl[i].winner];
+        sc_conda_clobber c = {cl[i].same_path ? k->dest : d->dest, pkgs[k->pkg].pkg,
+                              pkgs[d->pkg].pkg};
         if (o->on_clobber != NULL)
             o->on_clobber(o->clobber_ctx, &c);
     }

@@ -862,18 +862,34 @@ static void test_order_ties_and_cycles_by_name(void)
     SC_EXPECT_CODE(sc_conda_link_order(twice, 2, order, &err), SC_E_INVALID_PACKAGE, &err);
 }
 
-static void test_directory_against_file_is_a_collision(void)
+static void test_file_and_directory_later_package_wins(void)
 {
-    /* clob-a has share/clob-a.txt; a fake second package needs it as a directory */
-    const char *names[] = {"clob-a-1.0-0.conda", "shape-hardlink.conda"};
-    linked l = linked_new(names, 2);
-    sc_conda_path *p = &l.pkg[1]->paths[0];
-    free(p->path);
-    p->path = strdup("share/clob-a.txt/inner");
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    /* share/fd: a file in fd-a, a directory in fd-b (after fd-a), a file in fd-c
+     * (after fd-b); the result is what writing them in that order leaves */
+    const char *names[] = {"fd-c-1.0-0.tar.bz2", "fd-b-1.0-0.conda", "fd-a-1.0-0.conda"};
+    linked l = linked_new(names, 3);
+    clobs c;
+    memset(&c, 0, sizeof c);
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, on_clobber, &c, 0};
+    size_t reported = 0;
     sc_error err;
-    SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, NULL, &err), SC_E_ENTRY_COLLISION, &err);
-    CU_ASSERT_EQUAL(kind_at(l.dir, "venv"), 0);
+    /* fd-a and fd-b: the directory replaces the file */
+    SC_EXPECT_CODE(sc_conda_link(&l.lp[1], 2, &o, &reported, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(kind_at(l.prefix, "share/fd"), 'd');
+    char *t = slurp(l.prefix, "share/fd/inner.txt");
+    CU_ASSERT_STRING_EQUAL(t ? t : "", "inner of fd-b\n");
+    free(t);
+    CU_ASSERT_EQUAL(reported, 1);
+    CU_ASSERT_STRING_EQUAL(c.text, "share/fd:fd-b>fd-a;");
+    sc_test_rmtree(l.prefix);
+    /* all three: fd-c's file replaces fd-b's directory and what it held */
+    memset(&c, 0, sizeof c);
+    SC_EXPECT_CODE(sc_conda_link(l.lp, 3, &o, &reported, &err), SC_OK, &err);
+    t = slurp(l.prefix, "share/fd");
+    CU_ASSERT_STRING_EQUAL(t ? t : "", "file of fd-c\n");
+    free(t);
+    CU_ASSERT_EQUAL(reported, 2);
+    CU_ASSERT_STRING_EQUAL(c.text, "share/fd:fd-c>fd-a;share/fd/inner.txt:fd-c>fd-b;");
     linked_free(&l);
 }
 
@@ -992,7 +1008,7 @@ void register_conda_package_tests(void)
     T(test_site_packages_from_python_version);
     T(test_clobber_later_in_dependency_order_wins);
     T(test_order_ties_and_cycles_by_name);
-    T(test_directory_against_file_is_a_collision);
+    T(test_file_and_directory_later_package_wins);
     T(test_case_only_clobber_on_case_folding_target);
     T(test_prefix_that_is_not_empty_is_refused);
     T(test_launcher_texts);

@@ -9,12 +9,19 @@
  *     the smaller name (bytes) goes first; a cycle is broken by taking the
  *     remaining package with the smallest name.  The order never depends on
  *     the order of the input array.
- *   - clobbering: when two packages list the same path (after ASCII case
- *     folding on a case-folding target), the later package in that order
- *     wins; the loser's file is never written; each clobber is reported
- *     through on_clobber, in order of path bytes, then loser's order.
- *     A path that one package needs as a directory and another as a file or
- *     link is SC_E_ENTRY_COLLISION naming both packages.
+ *   - clobbering: the prefix holds what writing every package's entries
+ *     one after the other in that order would leave, each entry replacing
+ *     whatever stands at its path (a file, a link, or a directory with all
+ *     it holds) and any file or link at a directory on its way; paths are
+ *     compared after ASCII case folding on a case-folding target.  So the
+ *     later package wins, for a path that is a file in one package and a
+ *     directory in another too.  This is computed before anything is
+ *     written; a losing entry is never written.  Each lost file, link or
+ *     entry point of another package is reported through on_clobber, in
+ *     byte order of the loser's path, then link order: the path written
+ *     (the loser's path), the winner (the package whose entry now stands at
+ *     that path, or the last one that wrote at or beneath it or at a
+ *     directory on its way) and the loser.
  *   - every listed path: "hardlink" files are hard-linked from the extracted
  *     directory when both are on one file system and the file is not
  *     rewritten, else copied; `no_link` files are always copied; soft links
@@ -35,7 +42,8 @@
  *     out when neither), 2-space JSON + LF, mode 0644.
  *
  * Errors: SC_E_USAGE (bad options, site_packages missing for a
- * noarch:python package), SC_E_ENTRY_COLLISION, SC_E_EXISTING_DESTINATION
+ * noarch:python package), SC_E_ENTRY_COLLISION (a package file where a
+ * conda-meta record goes), SC_E_EXISTING_DESTINATION
  * (prefix exists and is not an empty directory), SC_E_INVALID_PACKAGE (an
  * extracted file missing), SC_E_IO, SC_E_OUT_OF_MEMORY.  On failure the
  * prefix directory is removed (the caller hands in a prefix that does not
