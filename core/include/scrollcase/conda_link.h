@@ -18,10 +18,12 @@
  *     directory in another too.  This is computed before anything is
  *     written; a losing entry is never written.  Each lost file, link or
  *     entry point of another package is reported through on_clobber, in
- *     byte order of the loser's path, then link order: the path written
- *     (the loser's path), the winner (the package whose entry now stands at
- *     that path, or the last one that wrote at or beneath it or at a
- *     directory on its way) and the loser.
+ *     byte order of the loser's path, then link order: the path (the
+ *     winner's when it wrote that same path, else the loser's), the winner
+ *     (the package of the last later entry at that same path; else, for a
+ *     file or link, of the last entry beneath it; else of the last later
+ *     file or link at the directory on its way nearest the root) and the
+ *     loser.
  *   - every listed path: "hardlink" files are hard-linked from the extracted
  *     directory when both are on one file system and the file is not
  *     rewritten, else copied; `no_link` files are always copied; soft links
