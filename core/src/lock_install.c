@@ -282,8 +282,12 @@ sc_code sc_lock_install_plan_make(const sc_lock_install_options *o, sc_lock_inst
     if (c == SC_OK && nwheels > 0) {
         sc_wheel_env wenv;
         wheel_env_of(o, plan, &wenv);
-        for (size_t i = plan->nconda; i < plan->nitems && c == SC_OK; i++)
-            c = sc_wheel_check_location(plan->items[i].pkg->location, &wenv, err);
+        for (size_t i = plan->nconda; i < plan->nitems && c == SC_OK; i++) {
+            const sc_lock_package *w = plan->items[i].pkg;
+            c = sc_wheel_check_location(w->location, &wenv, err);
+            if (c == SC_OK)
+                c = sc_wheel_check_requires_python(w->requires_python, w->filename, &wenv, err);
+        }
     }
     if (c != SC_OK)
         sc_lock_install_plan_free(plan);

@@ -199,6 +199,18 @@ static void test_refuses_wheel_for_another_platform(void)
     lock_case_free(&c);
 }
 
+/* the lock's requires_python is judged against the locked interpreter */
+static void test_refuses_wheel_whose_requires_python_excludes_the_interpreter(void)
+{
+    lockcase c;
+    lock_case(c, PYTHON_ENV "      - pypi: " PY "/newer-1.0-py3-none-any.whl\n",
+              PYTHON_REC "- pypi: " PY "/newer-1.0-py3-none-any.whl\n"
+                         "  name: newer\n  version: '1.0'\n  sha256: " SHA_B "\n"
+                         "  requires_python: '>=3.12'\n");
+    expect_plan(&c, SC_E_WHEEL_INCOMPATIBLE, ">=3.12");
+    lock_case_free(&c);
+}
+
 static void test_refuses_wheel_without_python(void)
 {
     lockcase c;
@@ -322,6 +334,8 @@ void register_lock_install_tests(void)
                 test_refuses_lock_without_the_target_platform);
     CU_add_test(s, "refuses_wheel_for_another_platform", test_refuses_wheel_for_another_platform);
     CU_add_test(s, "refuses_wheel_without_python", test_refuses_wheel_without_python);
+    CU_add_test(s, "refuses_wheel_whose_requires_python_excludes_the_interpreter",
+                test_refuses_wheel_whose_requires_python_excludes_the_interpreter);
     CU_add_test(s, "plan_order_conda_then_wheels_by_name",
                 test_plan_order_conda_then_wheels_by_name);
     CU_add_test(s, "mirror_rewrites_the_first_matching_prefix",

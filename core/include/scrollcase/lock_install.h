@@ -119,8 +119,9 @@ typedef struct sc_lock_install_result {
  * fails is named): a conda_source package, a PyPI location that is not a
  * .whl (an sdist), a path, git or editable PyPI entry
  * (unsupported-lock-package), a package without sha256
- * (unsupported-lock-package), a wheel whose tags exclude the interpreter
- * or the target (wheel-incompatible); an environment without the subdir ->
+ * (unsupported-lock-package), a wheel whose tags or lock requires_python
+ * exclude the interpreter or the target (wheel-incompatible); an
+ * environment without the subdir ->
  * lock-platform-missing.  Lock read errors: invalid-lock, io-error.
  * Free with sc_lock_install_plan_free.
  */
