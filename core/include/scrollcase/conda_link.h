@@ -3,7 +3,7 @@
  * conda_link.h — link extracted conda packages into one prefix (`venv`).
  *
  * Given packages that sc_conda_extract() unpacked, sc_conda_link() writes
- * the prefix the way docs/drafts/conda-link.md (format-v3 20.2) specifies:
+ * the prefix the way docs/format-v3.md 20.2 ("Linking conda packages") specifies:
  *   - order: a topological order of the packages by their `depends` names
  *     (dependencies first); among packages that are ready at the same time
  *     the smaller name (bytes) goes first; a cycle is broken by taking the

@@ -30,7 +30,8 @@
  * info/) are extracted but never linked (conda links only what paths.json
  * lists).
  *
- * Placeholders are validated, never substituted (docs/drafts/conda-link.md):
+ * Placeholders are validated, never substituted (docs/format-v3.md 20.2,
+ * "Linking conda packages", item 18):
  * a file_mode is "text" or "binary" and needs a placeholder; a placeholder
  * without a file_mode is text (conda's default); a placeholder is 1..255
  * bytes with no NUL (on a soft link or directory entry it is ignored, as

@@ -4,8 +4,7 @@
  * prefix, as uv installs wheels for pixi (PEP 427 / PEP 491, the "binary
  * distribution format" specification), with nothing but libscrollcase.
  *
- * Guarantees (docs/format-v3.md 20.2, "Wheels"; draft in
- * docs/drafts/wheel-install.md):
+ * Guarantees (docs/format-v3.md 20.2, "Installing wheels"):
  *   - a wheel is refused before a byte of it is written when its file name's
  *     tags exclude the locked interpreter or the target's platform
  *     (wheel-incompatible), when its WHEEL file is not a 1.x wheel
