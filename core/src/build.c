@@ -342,10 +342,14 @@ static int declared_source(const sc_json *eff, const char *rel)
     return 0;
 }
 
-/* The lock source's road: pixi + conda-pack only when asked for. */
+/* The lock source's road: pixi + conda-pack only when asked for, by
+ * --environment-from pixi or (upstream's spelling) by naming --pixi or
+ * --conda-pack. */
 static int from_pixi(const sc_build_options *o)
 {
-    return o->environment_from != NULL && strcmp(o->environment_from, "pixi") == 0;
+    if (o->environment_from != NULL)
+        return strcmp(o->environment_from, "pixi") == 0;
+    return o->pixi != NULL || o->conda_pack != NULL;
 }
 
 static void install_note(void *ctx, const char *text)
@@ -472,8 +476,8 @@ static sc_code step_scroll(build_ctx *b, sc_error *err)
                             "give one");
     if (!from_pixi(o) && (o->pixi != NULL || o->conda_pack != NULL))
         return sc_error_set(err, SC_E_USAGE, NULL,
-                            "--pixi and --conda-pack belong to --environment-from pixi; the "
-                            "default installs the lock natively");
+                            "--pixi and --conda-pack name the tools of --environment-from pixi, "
+                            "not of --environment-from lock");
     if (o->environment_prefix != NULL &&
         (o->nchannel_mirrors > 0 || o->channel_dir != NULL))
         return sc_error_set(err, SC_E_USAGE, NULL,

@@ -262,7 +262,9 @@ expect_in build-provenance-lock "$tmp/prov" "lock True True ['installer', 'lockS
 box_venv=$(find "$ws/.scrollcase/build" -type d -name venv | head -n1)
 expect same-bytes-in-the-box test "$(tree_digest "${box_venv:-$tmp/none}")" = "$d1"
 check build-verifies 0 "$sc" verify "$release" --trust "$ws/.scrollcase/keys/signing-public.json" --self-test
-check build-pixi-options-need-the-pixi-road 2 "$sc" build lock-box/linux-x86_64-cpu --pixi /bin/true
+check build-pixi-options-not-with-the-native-road 2 "$sc" build lock-box/linux-x86_64-cpu --environment-from lock --pixi /bin/true
+check build-pixi-option-chooses-the-pixi-road 1 "$sc" build lock-box/linux-x86_64-cpu --pixi "$tmp/no-pixi"
+expect_in build-pixi-road-looks-for-pixi "$tmp/err" "error[tool-missing]"
 check build-prefix-and-road 2 "$sc" build lock-box/linux-x86_64-cpu --environment-prefix "$tmp" --environment-from lock
 
 echo "$passed passed, $failed failed"
