@@ -83,18 +83,6 @@ static sc_code extract(fx *f, const sc_conda_extract_options *o, sc_conda_packag
     return sc_conda_extract(f->pkg, NULL, f->dest, o, pkg, err);
 }
 
-static char *slurp(const char *dir, const char *rel)
-{
-    char *p = sc_path_join(dir, rel);
-    char *bytes = NULL;
-    size_t len = 0;
-    sc_error err;
-    if (p == NULL || sc_file_read(p, &bytes, &len, NULL, &err) != SC_OK)
-        bytes = NULL;
-    free(p);
-    return bytes;
-}
-
 static int kind_at(const char *dir, const char *rel)
 {
     char *p = sc_path_join(dir, rel);
@@ -197,7 +185,7 @@ static void test_index_and_paths_json_are_read(void)
     for (size_t i = 1; i < p->n_paths; i++)
         CU_ASSERT(strcmp(p->paths[i - 1].path, p->paths[i].path) < 0);
     /* placeholders are never substituted: the bytes are the package's */
-    char *conf = slurp(f.dest, "etc/good.conf");
+    char *conf = sc_test_read(f.dest, "etc/good.conf");
     CU_ASSERT_STRING_EQUAL(conf ? conf : "", "prefix=/opt/anaconda1anaconda2anaconda3\n");
     free(conf);
     CU_ASSERT_EQUAL(mode_at(f.dest, "bin/tool"), 0755);
@@ -214,7 +202,7 @@ static void expect_extracts(const char *name)
     SC_EXPECT_CODE(extract(&f, NULL, &p, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(p ? p->n_paths : 0, 8);
     CU_ASSERT_EQUAL(kind_at(f.dest, "lib/libgood.so"), 'l');
-    char *r = slurp(f.dest, "share/good/README");
+    char *r = sc_test_read(f.dest, "share/good/README");
     CU_ASSERT_STRING_EQUAL(r ? r : "", "good package\n");
     free(r);
     sc_conda_package_free(p);
@@ -270,7 +258,7 @@ static void test_tar_hard_link_to_earlier_member_is_a_copy(void)
     sc_conda_package *p = NULL;
     sc_error err;
     SC_EXPECT_CODE(extract(&f, NULL, &p, &err), SC_OK, &err);
-    char *b = slurp(f.dest, "share/h/b.txt");
+    char *b = sc_test_read(f.dest, "share/h/b.txt");
     CU_ASSERT_STRING_EQUAL(b ? b : "", "shared\n");
     free(b);
     CU_ASSERT_NOT_EQUAL(inode_at(f.dest, "share/h/a.txt"), inode_at(f.dest, "share/h/b.txt"));
@@ -311,7 +299,7 @@ static void test_hundred_thousand_files(void)
     sc_conda_link_package lp = {p, dest, NULL};
     sc_conda_link_options o = {prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
     SC_EXPECT_CODE(sc_conda_link(&lp, 1, &o, NULL, &err), SC_OK, &err);
-    char *last = slurp(prefix, "share/big/d099/f099999.txt");
+    char *last = sc_test_read(prefix, "share/big/d099/f099999.txt");
     CU_ASSERT_STRING_EQUAL(last ? last : "", "99999\n");
     free(last);
     sc_conda_package_free(p);
@@ -355,8 +343,8 @@ static void test_extractions_run_on_many_threads_at_once(void)
         pthread_join(th[i], NULL);
         CU_ASSERT_EQUAL(jobs[i].rc, SC_OK);
         CU_ASSERT_EQUAL(jobs[i].n_paths, 8);
-        char *r = slurp(jobs[i].dest, "lib/libgood.so.1");
-        char *r0 = slurp(jobs[0].dest, "lib/libgood.so.1");
+        char *r = sc_test_read(jobs[i].dest, "lib/libgood.so.1");
+        char *r0 = sc_test_read(jobs[0].dest, "lib/libgood.so.1");
         CU_ASSERT(r != NULL && r0 != NULL && memcmp(r, r0, 7) == 0);
         free(r);
         free(r0);
@@ -687,17 +675,17 @@ static void test_link_files_links_placeholders_and_launchers(void)
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_OK, &err);
     /* a text-placeholder python launcher in bin/ becomes the relocatable trampoline */
-    char *tool = slurp(l.prefix, "bin/tool");
+    char *tool = sc_test_read(l.prefix, "bin/tool");
     char want[512];
     snprintf(want, sizeof want, "%simport sys\nprint('tool', sys.argv[1:])\n", TRAMPOLINE);
     CU_ASSERT_STRING_EQUAL(tool ? tool : "", want);
     free(tool);
     CU_ASSERT_EQUAL(mode_at(l.prefix, "bin/tool"), 0755);
     /* a launcher of another interpreter and every other placeholder stay as they are */
-    char *perl = slurp(l.prefix, "bin/perl-tool");
+    char *perl = sc_test_read(l.prefix, "bin/perl-tool");
     CU_ASSERT_STRING_EQUAL(perl ? perl : "", "#!/opt/anaconda1anaconda2anaconda3/bin/perl\nprint 1;\n");
     free(perl);
-    char *conf = slurp(l.prefix, "etc/good.conf");
+    char *conf = sc_test_read(l.prefix, "etc/good.conf");
     CU_ASSERT_STRING_EQUAL(conf ? conf : "", "prefix=/opt/anaconda1anaconda2anaconda3\n");
     free(conf);
     CU_ASSERT_EQUAL(kind_at(l.prefix, "lib/libgood.so"), 'l');
@@ -706,10 +694,10 @@ static void test_link_files_links_placeholders_and_launchers(void)
                     inode_at(l.dest[0], "share/good/README"));
     CU_ASSERT_NOT_EQUAL(inode_at(l.prefix, "share/good/nolink.txt"),
                         inode_at(l.dest[0], "share/good/nolink.txt"));
-    char *nl = slurp(l.prefix, "share/good/nolink.txt");
+    char *nl = sc_test_read(l.prefix, "share/good/nolink.txt");
     CU_ASSERT_STRING_EQUAL(nl ? nl : "", "copied, never linked\n");
     free(nl);
-    char *rec = slurp(l.prefix, "conda-meta/good-1.0-0.json");
+    char *rec = sc_test_read(l.prefix, "conda-meta/good-1.0-0.json");
     CU_ASSERT_STRING_EQUAL(rec ? rec : "", "{\n  \"name\": \"good\",\n  \"version\": \"1.0\",\n"
                                            "  \"build\": \"0\",\n  \"license\": \"MIT\"\n}\n");
     free(rec);
@@ -721,7 +709,7 @@ static void test_link_files_links_placeholders_and_launchers(void)
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_OK, &err);
     CU_ASSERT_NOT_EQUAL(inode_at(l.prefix, "share/good/README"),
                         inode_at(l.dest[0], "share/good/README"));
-    char *readme = slurp(l.prefix, "share/good/README");
+    char *readme = sc_test_read(l.prefix, "share/good/README");
     CU_ASSERT_STRING_EQUAL(readme ? readme : "", "good package\n");
     free(readme);
     CU_ASSERT_EQUAL(mode_at(l.prefix, "lib/libgood.so.1"), 0755);
@@ -736,15 +724,15 @@ static void test_conda_meta_licence_comes_from_the_lock(void)
     sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, NULL, &err), SC_OK, &err);
-    char *rec = slurp(l.prefix, "conda-meta/legacy-1.0-0.json");
+    char *rec = sc_test_read(l.prefix, "conda-meta/legacy-1.0-0.json");
     CU_ASSERT_STRING_EQUAL(rec ? rec : "", "{\n  \"name\": \"legacy\",\n  \"version\": \"1.0\",\n"
                                            "  \"build\": \"0\",\n  \"license\": \"Apache-2.0\"\n}\n");
     free(rec);
-    rec = slurp(l.prefix, "conda-meta/clob-a-1.0-0.json");
+    rec = sc_test_read(l.prefix, "conda-meta/clob-a-1.0-0.json");
     CU_ASSERT_PTR_NOT_NULL(rec ? strstr(rec, "\"license\": \"MIT\"") : NULL);
     free(rec);
     /* legacy: the binary-placeholder library and the script are the package's bytes */
-    char *lt = slurp(l.prefix, "bin/ltool");
+    char *lt = sc_test_read(l.prefix, "bin/ltool");
     CU_ASSERT_PTR_NOT_NULL(lt ? strstr(lt, "'''exec'") : NULL); /* has_prefix text: a launcher */
     free(lt);
     linked_free(&l);
@@ -765,7 +753,7 @@ static void test_noarch_python_site_packages_scripts_entry_points(void)
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(kind_at(l.prefix, "lib/python3.11/site-packages/npkg/__init__.py"), 'f');
     CU_ASSERT_EQUAL(kind_at(l.prefix, "site-packages"), 0);
-    char *ns = slurp(l.prefix, "bin/nscript");
+    char *ns = sc_test_read(l.prefix, "bin/nscript");
     char want[512];
     snprintf(want, sizeof want, "%sprint('nscript')\n", TRAMPOLINE);
     CU_ASSERT_STRING_EQUAL(ns ? ns : "", want);
@@ -781,7 +769,7 @@ static void test_noarch_python_site_packages_scripts_entry_points(void)
     snprintf(cmd, sizeof cmd, "PYTHONPATH='%s' '%s' > '%s' 2>&1", site, tool, out);
     char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     CU_ASSERT_EQUAL(run(argv, NULL), 0);
-    char *text = slurp(l.dir, "out.txt");
+    char *text = sc_test_read(l.dir, "out.txt");
     CU_ASSERT_STRING_EQUAL(text ? text : "", "npkg main\n");
     free(text);
     free(py);
@@ -822,7 +810,7 @@ static void test_clobber_later_in_dependency_order_wins(void)
         size_t reported = 0;
         sc_error err;
         SC_EXPECT_CODE(sc_conda_link(in, 3, &o, &reported, &err), SC_OK, &err);
-        char *t = slurp(l.prefix, "share/clob.txt");
+        char *t = sc_test_read(l.prefix, "share/clob.txt");
         CU_ASSERT_STRING_EQUAL(t ? t : "", "from clob-c\n");
         free(t);
         CU_ASSERT_EQUAL(reported, 2);
@@ -876,7 +864,7 @@ static void test_file_and_directory_later_package_wins(void)
     /* fd-a and fd-b: the directory replaces the file */
     SC_EXPECT_CODE(sc_conda_link(&l.lp[1], 2, &o, &reported, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(kind_at(l.prefix, "share/fd"), 'd');
-    char *t = slurp(l.prefix, "share/fd/inner.txt");
+    char *t = sc_test_read(l.prefix, "share/fd/inner.txt");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "inner of fd-b\n");
     free(t);
     CU_ASSERT_EQUAL(reported, 1);
@@ -885,7 +873,7 @@ static void test_file_and_directory_later_package_wins(void)
     /* all three: fd-c's file replaces fd-b's directory and what it held */
     memset(&c, 0, sizeof c);
     SC_EXPECT_CODE(sc_conda_link(l.lp, 3, &o, &reported, &err), SC_OK, &err);
-    t = slurp(l.prefix, "share/fd");
+    t = sc_test_read(l.prefix, "share/fd");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "file of fd-c\n");
     free(t);
     CU_ASSERT_EQUAL(reported, 2);
@@ -911,7 +899,7 @@ static void test_case_only_clobber_on_case_folding_target(void)
     SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, &reported, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(reported, 1);
     CU_ASSERT_STRING_EQUAL(c.text, "share/clob.txt:clob-b>clob-a;");
-    char *t = slurp(l.prefix, "share/clob.txt");
+    char *t = sc_test_read(l.prefix, "share/clob.txt");
     CU_ASSERT_STRING_EQUAL(t ? t : "", "from clob-b\n");
     free(t);
     CU_ASSERT_EQUAL(kind_at(l.prefix, "share/CLOB.txt"), 0);
