@@ -493,9 +493,10 @@ static sc_code write_entry(linker *l, const entry *e, sc_error *err)
     }
     unsigned mode = (unsigned)st.st_mode & 0777;
     /* launchers: a noarch python script, or a text-placeholder python script in bin/ */
-    int candidate = e->script || (e->src->file_mode == SC_CONDA_FILE_MODE_TEXT &&
-                                  e->src->placeholder != NULL && in_dir(e->dest, l->scripts) &&
-                                  strchr(e->dest + strlen(l->scripts) + 1, '/') == NULL);
+    int candidate = !l->o->windows &&
+                    (e->script || (e->src->file_mode == SC_CONDA_FILE_MODE_TEXT &&
+                                   e->src->placeholder != NULL && in_dir(e->dest, l->scripts) &&
+                                   strchr(e->dest + strlen(l->scripts) + 1, '/') == NULL));
     if (candidate) {
         int rewritten = 0;
         rc = write_launcher_from(src, dst, l->python, &rewritten, err,
@@ -609,7 +610,8 @@ static sc_code build_plan(const linker *l, const size_t *order, size_t n, plan *
         }
         for (size_t i = 0; py && i < p->n_entry_points; i++) {
             char dest[PATH_MAX];
-            snprintf(dest, sizeof dest, "%s/%s", l->scripts, p->entry_points[i].command);
+            snprintf(dest, sizeof dest, "%s/%s%s", l->scripts, p->entry_points[i].command,
+                     o->windows ? "-script.py" : "");
             entry *e;
             sc_code rc = plan_add(pl, dest, o->case_folding, &e, err);
             if (rc != SC_OK)

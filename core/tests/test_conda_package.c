@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_conda_package.c — the conda package reader and the linker
- * (conda_package.h, conda_link.h; docs/drafts/conda-link.md).
+ * (conda_package.h, conda_link.h; format-v3 20.2).
  *
  * Packages come from fixtures/condapkg.py, run through /usr/bin/python3 into
  * a temporary directory: real ones bundled by Debian's `cph create`, odd and
@@ -297,7 +297,7 @@ static void test_hundred_thousand_files(void)
     SC_EXPECT_CODE(sc_conda_extract(pkgf, NULL, dest, NULL, &p, &err), SC_OK, &err);
     CU_ASSERT_EQUAL(p ? p->n_paths : 0, 100000);
     sc_conda_link_package lp = {p, dest, NULL};
-    sc_conda_link_options o = {prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    sc_conda_link_options o = {prefix, NULL, NULL, NULL, 0, NULL, NULL, 0, 0};
     SC_EXPECT_CODE(sc_conda_link(&lp, 1, &o, NULL, &err), SC_OK, &err);
     char *last = sc_test_read(prefix, "share/big/d099/f099999.txt");
     CU_ASSERT_STRING_EQUAL(last ? last : "", "99999\n");
@@ -671,7 +671,7 @@ static void test_link_files_links_placeholders_and_launchers(void)
 {
     const char *names[] = {"good-1.0-0.conda"};
     linked l = linked_new(names, 1);
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_OK, &err);
     /* a text-placeholder python launcher in bin/ becomes the relocatable trampoline */
@@ -721,7 +721,7 @@ static void test_conda_meta_licence_comes_from_the_lock(void)
     const char *names[] = {"legacy-1.0-0.tar.bz2", "clob-a-1.0-0.conda"};
     linked l = linked_new(names, 2);
     l.lp[0].license = "Apache-2.0";
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, NULL, &err), SC_OK, &err);
     char *rec = sc_test_read(l.prefix, "conda-meta/legacy-1.0-0.json");
@@ -742,7 +742,7 @@ static void test_noarch_python_site_packages_scripts_entry_points(void)
 {
     const char *names[] = {"npkg-1.0-0.conda"};
     linked l = linked_new(names, 1);
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_E_USAGE, &err);
     CU_ASSERT_EQUAL(kind_at(l.dir, "venv"), 0);
@@ -780,6 +780,25 @@ static void test_noarch_python_site_packages_scripts_entry_points(void)
     linked_free(&l);
 }
 
+static void test_windows_target_has_no_posix_launchers(void)
+{
+    const char *names[] = {"npkg-1.0-0.conda"};
+    linked l = linked_new(names, 1);
+    sc_conda_link_options o = {l.prefix, "Lib/site-packages", "Scripts", "python.exe",
+                               1, NULL, NULL, 0, 1};
+    sc_error err;
+    SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_OK, &err);
+    CU_ASSERT_EQUAL(kind_at(l.prefix, "Lib/site-packages/npkg/__init__.py"), 'f');
+    char *ns = sc_test_read(l.prefix, "Scripts/nscript");
+    CU_ASSERT_STRING_EQUAL(ns ? ns : "", "#!/usr/bin/env python\nprint('nscript')\n");
+    free(ns);
+    CU_ASSERT_EQUAL(kind_at(l.prefix, "Scripts/ntool"), 0);
+    char *ep = sc_test_read(l.prefix, "Scripts/ntool-script.py");
+    CU_ASSERT_PTR_NOT_NULL(ep ? strstr(ep, "from npkg.cli import main\n") : NULL);
+    free(ep);
+    linked_free(&l);
+}
+
 static void test_site_packages_from_python_version(void)
 {
     char *sp = NULL;
@@ -806,7 +825,7 @@ static void test_clobber_later_in_dependency_order_wins(void)
             in[i] = l.lp[perms[k][i]];
         clobs c;
         memset(&c, 0, sizeof c);
-        sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, on_clobber, &c, 0};
+        sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, on_clobber, &c, 0, 0};
         size_t reported = 0;
         sc_error err;
         SC_EXPECT_CODE(sc_conda_link(in, 3, &o, &reported, &err), SC_OK, &err);
@@ -858,7 +877,7 @@ static void test_file_and_directory_later_package_wins(void)
     linked l = linked_new(names, 3);
     clobs c;
     memset(&c, 0, sizeof c);
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, on_clobber, &c, 0};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, on_clobber, &c, 0, 0};
     size_t reported = 0;
     sc_error err;
     /* fd-a and fd-b: the directory replaces the file */
@@ -893,7 +912,7 @@ static void test_case_only_clobber_on_case_folding_target(void)
     p->path = strdup("share/CLOB.txt");
     clobs c;
     memset(&c, 0, sizeof c);
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 1, on_clobber, &c, 0};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 1, on_clobber, &c, 0, 0};
     size_t reported = 0;
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, &reported, &err), SC_OK, &err);
@@ -912,7 +931,7 @@ static void test_prefix_that_is_not_empty_is_refused(void)
     linked l = linked_new(names, 1);
     CU_ASSERT_EQUAL_FATAL(mkdir(l.prefix, 0755), 0);
     sc_test_write(l.prefix, "keep.txt", "mine\n");
-    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0, 0};
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_E_EXISTING_DESTINATION, &err);
     CU_ASSERT_EQUAL(kind_at(l.prefix, "keep.txt"), 'f');
@@ -993,6 +1012,7 @@ void register_conda_package_tests(void)
     T(test_link_files_links_placeholders_and_launchers);
     T(test_conda_meta_licence_comes_from_the_lock);
     T(test_noarch_python_site_packages_scripts_entry_points);
+    T(test_windows_target_has_no_posix_launchers);
     T(test_site_packages_from_python_version);
     T(test_clobber_later_in_dependency_order_wins);
     T(test_order_ties_and_cycles_by_name);

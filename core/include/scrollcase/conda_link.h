@@ -31,7 +31,8 @@
  *     file modes are those of the extracted file (& 0777), directories 0755.
  *   - noarch: python: `site-packages/X` -> `<site_packages>/X`,
  *     `python-scripts/X` -> `<scripts_dir>/X`; each entry point of
- *     info/link.json becomes `<scripts_dir>/<command>`, a launcher (below).
+ *     info/link.json becomes `<scripts_dir>/<command>`, a launcher (below)
+ *     (`<command>-script.py` and no rewrites when `windows` is set).
  *   - placeholders are never substituted; the only rewrite is of launchers:
  *     a listed text-mode file in scripts_dir whose first line is a `#!` line
  *     naming its placeholder and a `python*` interpreter, and every
@@ -96,6 +97,11 @@ typedef struct sc_conda_link_options {
      * keeps that directory (a cache) must not let anything rewrite a venv
      * file in place; replace files (write a new one, rename) instead. */
     int copy_files;
+    /* Nonzero for a Windows target (no POSIX launchers, format-v3 20.2 step
+     * 8): no file is rewritten as a launcher, and each entry point becomes
+     * <scripts_dir>/<command>-script.py (the launcher's text; the wheel
+     * installer writes its console scripts the same way).  No .exe is made. */
+    int windows;
 } sc_conda_link_options;
 
 /*
