@@ -685,10 +685,9 @@ static int clob_cmp(const plan *pl, const clob *a, const clob *b)
  * one package never clobber each other in reports (an entry point over the
  * package's own script).
  */
-static sc_code settle(plan *pl, const sc_conda_link_package *pkgs, entry ***win_out,
-                      size_t *nwin, clob **cl_out, size_t *ncl, sc_error *err)
+static sc_code settle(plan *pl, entry ***win_out, size_t *nwin, clob **cl_out, size_t *ncl,
+                      sc_error *err)
 {
-    (void)pkgs;
     nodes ns;
     memset(&ns, 0, sizeof ns);
     size_t depth_total = 0;
@@ -794,15 +793,19 @@ sc_code sc_conda_link(const sc_conda_link_package *pkgs, size_t n,
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_conda_link: no prefix or no packages");
     linker l = {pkgs, o, o->scripts_dir ? o->scripts_dir : "bin",
                 o->python ? o->python : "python", ""};
-    if (o->site_packages != NULL &&
-        sc_path_check(o->site_packages, strlen(o->site_packages), "site_packages", err) != SC_OK)
-        return SC_E_USAGE;
-    if (sc_path_check(l.scripts, strlen(l.scripts), "scripts_dir", err) != SC_OK)
-        return SC_E_USAGE;
-    if (mkdir(o->prefix, 0755) != 0 && !(errno == EEXIST && dir_is_empty(o->prefix)))
-        return sc_error_set(err, errno == EEXIST ? SC_E_EXISTING_DESTINATION : SC_E_IO,
-                            o->prefix, "cannot create the prefix %s: %s", o->prefix,
-                            errno == EEXIST ? "it exists and is not empty" : strerror(errno));
+    sc_error perr;
+    if ((o->site_packages != NULL &&
+         sc_path_check(o->site_packages, strlen(o->site_packages), "site_packages", &perr) !=
+             SC_OK) ||
+        sc_path_check(l.scripts, strlen(l.scripts), "scripts_dir", &perr) != SC_OK)
+        return sc_error_set(err, SC_E_USAGE, NULL, "sc_conda_link: %s", perr.message);
+    if (mkdir(o->prefix, 0755) != 0) {
+        int e = errno;
+        if (e != EEXIST || !dir_is_empty(o->prefix))
+            return sc_error_set(err, e == EEXIST ? SC_E_EXISTING_DESTINATION : SC_E_IO,
+                                o->prefix, "cannot create the prefix %s: %s", o->prefix,
+                                e == EEXIST ? "it exists and is not empty" : strerror(e));
+    }
     sc_code rc = SC_OK;
     plan pl;
     memset(&pl, 0, sizeof pl);
@@ -826,7 +829,7 @@ sc_code sc_conda_link(const sc_conda_link_package *pkgs, size_t n,
     /* What writing the entries one after the other (link order, then listing
      * order) would leave, each replacing whatever stands at its path or in
      * its way, computed before anything is written. */
-    if ((rc = settle(&pl, pkgs, &win, &nwin, &cl, &ncl, err)) != SC_OK)
+    if ((rc = settle(&pl, &win, &nwin, &cl, &ncl, err)) != SC_OK)
         goto fail;
     for (size_t i = 0; i < ncl; i++) {
         const entry *d = &pl.e[cl[i].loser], *k = &pl.e[cl[i].winner];

@@ -935,6 +935,11 @@ static void test_prefix_that_is_not_empty_is_refused(void)
     sc_error err;
     SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_E_EXISTING_DESTINATION, &err);
     CU_ASSERT_EQUAL(kind_at(l.prefix, "keep.txt"), 'f');
+    /* options that are not prefix-relative paths are a caller's mistake */
+    sc_test_rmtree(l.prefix);
+    o.site_packages = "../lib/site-packages";
+    SC_EXPECT_CODE(sc_conda_link(l.lp, 1, &o, NULL, &err), SC_E_USAGE, &err);
+    CU_ASSERT_EQUAL(kind_at(l.dir, "venv"), 0);
     linked_free(&l);
 }
 
