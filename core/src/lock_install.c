@@ -587,6 +587,7 @@ static sc_code link_all(install *in, sc_lock_install_result *r, sc_error *err)
     lo.scripts_dir = scripts_dir(o->target);
     lo.python = python_exe(o->target);
     lo.case_folding = o->target->platform != SC_PLATFORM_LINUX;
+    lo.windows = o->target->platform == SC_PLATFORM_WINDOWS;
     lo.on_clobber = on_clobber;
     lo.clobber_ctx = &nc;
     if (n > 0) {
