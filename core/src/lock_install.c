@@ -569,11 +569,11 @@ static sc_code link_all(install *in, sc_lock_install_result *r, sc_error *err)
             note(o, "%s has pre/post-link scripts; they were not run (format-v3 20.2)",
                  r->link_scripts[i]);
     }
-    sc_progress_meter_start(&in->meter, o->progress, o->progress_ctx, "link", "", 0,
-                            plan->nitems);
     sc_conda_link_package *lp = calloc(n ? n : 1, sizeof *lp);
     if (lp == NULL)
         return oom(err);
+    sc_progress_meter_start(&in->meter, o->progress, o->progress_ctx, "link", "", 0,
+                            plan->nitems);
     for (size_t i = 0; i < n; i++) {
         lp[i].pkg = in->pkgs[i];
         lp[i].extracted_dir = in->dirs[i];
@@ -645,10 +645,20 @@ static uint64_t plan_bytes(const sc_lock_install_plan *plan)
     return total;
 }
 
-sc_code sc_lock_install(const sc_lock_install_options *o, const char *prefix_dir,
+sc_code sc_lock_install(const sc_lock_install_options *o, const char *prefix_arg,
                         sc_lock_install_result *r, sc_error *err)
 {
     memset(r, 0, sizeof *r);
+    /* "DIR/" names DIR: its staging and scratch siblings are beside it */
+    char prefix_dir[4096];
+    size_t plen = strlen(prefix_arg);
+    while (plen > 1 && prefix_arg[plen - 1] == '/')
+        plen--;
+    if (plen == 0 || plen >= sizeof prefix_dir)
+        return sc_error_set(err, SC_E_USAGE, prefix_arg, "the environment directory \"%s\" is "
+                            "empty or too long", prefix_arg);
+    memcpy(prefix_dir, prefix_arg, plen);
+    prefix_dir[plen] = '\0';
     struct stat st;
     if (lstat(prefix_dir, &st) == 0)
         return sc_error_set(err, SC_E_EXISTING_DESTINATION, prefix_dir,

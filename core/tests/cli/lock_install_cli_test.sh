@@ -150,6 +150,9 @@ check install-v6 0 "$sc" env-install --into "$tmp/e4" "${mirror[@]}"
 expect same-bytes-v6-lock test "$(tree_digest "$tmp/e4")" = "$d1"
 use_lock "$fx/v7.lock"
 
+check into-with-trailing-slash 0 "$sc" env-install --into "$tmp/e10/" --offline
+expect same-bytes-into-with-trailing-slash test "$(tree_digest "$tmp/e10")" = "$d1"
+
 # ---- offline ----------------------------------------------------------------------
 check offline-warm 0 "$sc" env-install --into "$tmp/e5" --offline
 expect same-bytes-offline test "$(tree_digest "$tmp/e5")" = "$d1"
