@@ -240,7 +240,28 @@ check usage-no-into 2 "$sc" env-install
 check usage-bad-mirror 2 "$sc" env-install --into "$tmp/u" --channel-mirror nonsense
 check usage-existing-into 1 "$sc" env-install --into "$tmp/e1"
 expect_in usage-existing-into-code "$tmp/err" "error[existing-destination]"
-check json-ok 0 "$sc" env-install --into "$tmp/j1" --offline --json
+check json-ok 0 "$sc" env-install --into "$tmp/j1" --offline --json --progress-fd 3 3>"$tmp/events"
+# progress events: download, extract, link in that order, each from 0 to a finished
+# event whose packages done are the plan's (10 fetched, 8 extracted, 10 linked)
+"$py" - "$tmp/events" >"$tmp/events.check" 2>&1 <<'PY'
+import json, sys
+steps, last = [], {}
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") != "progress":
+        continue
+    if not steps or steps[-1] != e["step"]:
+        steps.append(e["step"])
+    if e["finished"]:
+        last[e["step"]] = (e["filesDone"], e["filesTotal"])
+print(steps, last)
+ok = steps == ["download", "extract", "link"] and last == {
+    "download": (10, 10), "extract": (8, 8), "link": (10, 10)}
+sys.exit(0 if ok else 1)
+PY
+rc=$?
+expect progress-events-in-order test "$rc" -eq 0
+((rc == 0)) || sed 's/^/  | /' "$tmp/events.check"
 expect_in json-ok-installer "$tmp/out" '"installer": "scrollcase '
 expect_in json-ok-link-scripts "$tmp/out" '"hooks-1.0-0"'
 
