@@ -130,6 +130,16 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
      "the source revision the scroll records"},
     {OPT_MODEL_ID, "--model-id", NULL, "ID", N, NULL, 0, NULL, "the model id (default: the box id)"},
     {OPT_EXAMPLE, "--example", NULL, NULL, N, NULL, 0, NULL, "also write a starter scroll"},
+    {OPT_ENV_FROM, "--environment-from", NULL, "ROAD", C, "lock|pixi", 0, NULL,
+     "how the lock becomes the environment: lock (native installer, the default) or pixi "
+     "(pixi install + conda-pack)"},
+    {OPT_CHANNEL_MIRROR, "--channel-mirror", NULL, "FROM=TO", N, NULL, 1, NULL,
+     "fetch packages whose URL starts with FROM from TO instead (the lock's sha256 still "
+     "decides)"},
+    {OPT_CHANNEL_DIR, "--channel-dir", NULL, "DIR", D, NULL, 0, NULL,
+     "a local channel directory (<subdir>/<file>) to take packages from before any URL"},
+    {OPT_INTO, "--into", NULL, "DIR", D, NULL, 0, NULL,
+     "the directory to create the environment in (must not exist)"},
     {OPT_COMMANDS_JSON, "--commands-json", NULL, NULL, N, NULL, 0, NULL,
      "print every command's options as one JSON document"},
     {OPT_PARSE_ONLY, "--parse-only", NULL, NULL, N, NULL, 0, NULL,
@@ -287,6 +297,18 @@ int sc_cli_usage_error(const char *fmt, const char *what)
     print_hint();
     json_failure(&err, NULL);
     return usage_status();
+}
+
+int sc_cli_mirrors(const sc_cli_args *a, sc_channel_mirror *out, size_t *n)
+{
+    *n = 0;
+    for (int i = 0; i < a->nmirrors; i++) {
+        sc_error err;
+        if (sc_channel_mirror_parse(a->mirrors[i], &out[i], &err) != SC_OK)
+            return sc_cli_usage_error("%s", err.message);
+        *n = (size_t)i + 1;
+    }
+    return 0;
 }
 
 int sc_cli_jobs(const sc_cli_args *a, unsigned *jobs)
@@ -610,6 +632,11 @@ int sc_cli_parse(int argc, char **argv, int first, sc_cli_args *a)
             if (a->nenv == SC_CLI_MAX_ENV)
                 return sc_cli_usage_error("more than %s --env options", "256");
             a->env[a->nenv++] = value;
+            break;
+        case OPT_CHANNEL_MIRROR:
+            if (a->nmirrors == SC_CLI_MAX_MIRRORS)
+                return sc_cli_usage_error("more than %s --channel-mirror options", "64");
+            a->mirrors[a->nmirrors++] = value;
             break;
         case OPT_KEY_ID: a->key_id = value; break;
         case OPT_OUT: a->out = value; break;

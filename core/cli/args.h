@@ -22,6 +22,7 @@
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
+#include "scrollcase/lock_install.h"
 
 #define EXIT_REJECTED 1
 #define EXIT_USAGE 2
@@ -104,6 +105,11 @@ typedef enum sc_cli_opt {
     OPT_SOURCE_REVISION,
     OPT_MODEL_ID,
     OPT_EXAMPLE,
+    /* the lock installed natively (issue 26) */
+    OPT_ENV_FROM,
+    OPT_CHANNEL_MIRROR,
+    OPT_CHANNEL_DIR,
+    OPT_INTO,
     /* help */
     OPT_COMMANDS_JSON,
     OPT_PARSE_ONLY,
@@ -192,6 +198,7 @@ typedef struct sc_cli_command {
 #define SC_CLI_ALIASES(...) ((const sc_cli_alias[]){__VA_ARGS__, {NULL, OPT_COUNT}})
 
 #define SC_CLI_MAX_ENV 256
+#define SC_CLI_MAX_MIRRORS 64
 #define SC_CLI_MAX_POSITIONAL 8
 
 typedef struct sc_cli_args {
@@ -207,6 +214,8 @@ typedef struct sc_cli_args {
     const char *value[OPT_COUNT];    /* the last value of each value option */
     const char *env[SC_CLI_MAX_ENV]; /* every --env, in order */
     int nenv;
+    const char *mirrors[SC_CLI_MAX_MIRRORS]; /* every --channel-mirror, in order */
+    int nmirrors;
     char **rest;                     /* with a command's rest: the arguments after -- */
     int nrest;
 } sc_cli_args;
@@ -260,6 +269,13 @@ int sc_cli_usage_error(const char *fmt, const char *what);
  * error is printed and its exit status returned.
  */
 int sc_cli_jobs(const sc_cli_args *a, unsigned *jobs);
+
+/*
+ * Every --channel-mirror FROM=TO into out (room for SC_CLI_MAX_MIRRORS;
+ * the strings stay the arguments'), *n of them: 0, or the usage error's
+ * status (printed).
+ */
+int sc_cli_mirrors(const sc_cli_args *a, sc_channel_mirror *out, size_t *n);
 
 /*
  * Structured output (--json).  Every document printed is one JSON object

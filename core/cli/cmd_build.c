@@ -109,6 +109,11 @@ static int cmd_build(sc_cli_args *a)
     int jrc = sc_cli_jobs(a, &jobs);
     if (jrc != 0)
         return jrc;
+    sc_channel_mirror mirrors[SC_CLI_MAX_MIRRORS];
+    size_t nmirrors = 0;
+    int mrc = sc_cli_mirrors(a, mirrors, &nmirrors);
+    if (mrc != 0)
+        return mrc;
     if (a->signer != NULL && a->key_id != NULL)
         return sc_cli_usage_error("%s", "--key-id is for local keys, not with --signer-command");
     if (a->signer != NULL && sc_cli_value(a, OPT_PRIVATE_KEY) != NULL)
@@ -128,6 +133,9 @@ static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
     const char *comp = sc_cli_value(a, OPT_COMPRESSION);
     unsigned jobs = 0;
     (void)sc_cli_jobs(a, &jobs); /* checked by cmd_build */
+    sc_channel_mirror mirrors[SC_CLI_MAX_MIRRORS];
+    size_t nmirrors = 0;
+    (void)sc_cli_mirrors(a, mirrors, &nmirrors); /* checked by cmd_build */
     sc_error err;
     sc_workspace ws;
     if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
@@ -152,6 +160,10 @@ static int build_with(sc_cli_args *a, sc_cli_progress *progress_shown)
         o.ns = sc_cli_value(a, OPT_NAMESPACE);
         o.allow_dirty = (sc_cli_has(a, OPT_ALLOW_DIRTY)) != 0;
         o.environment_prefix = sc_cli_value(a, OPT_ENV_PREFIX);
+        o.environment_from = sc_cli_value(a, OPT_ENV_FROM);
+        o.channel_mirrors = mirrors;
+        o.nchannel_mirrors = nmirrors;
+        o.channel_dir = sc_cli_value(a, OPT_CHANNEL_DIR);
         o.pixi = sc_cli_value(a, OPT_PIXI);
         o.conda_pack = sc_cli_value(a, OPT_CONDA_PACK);
         o.key_id = a->key_id;
@@ -212,10 +224,15 @@ const sc_cli_command sc_cli_build_commands[] = {
      "\n"
      "Every refusal the scroll and the options decide (channel, weights, asset\n"
      "base URL, namespace, native host, signing keys, environment source, CUDA\n"
-     "audit) comes before git runs or a directory changes.  The environment is a\n"
-     "relocatable prefix (--environment-prefix, copied in as venv/) or the\n"
-     "scroll's pixi.lock (pixi install --frozen with the pinned pixi, then\n"
-     "conda-pack; --pixi/--conda-pack name the tools).  The source tree must be a\n"
+     "audit, the lock's packages) comes before git runs or a directory changes.\n"
+     "The environment is a relocatable prefix (--environment-prefix, copied in\n"
+     "as venv/) or, by default, the scroll's pixi.lock installed natively: every\n"
+     "package fetched by URL through the asset cache, its sha256 checked, then\n"
+     "extracted and linked with no package manager (--channel-mirror FROM=TO\n"
+     "rewrites URL prefixes, --channel-dir takes packages from a local channel,\n"
+     "--offline fetches nothing).  --environment-from pixi takes the older road:\n"
+     "pixi install --frozen with the pinned pixi, then conda-pack\n"
+     "(--pixi/--conda-pack name the tools).  The source tree must be a\n"
      "clean git checkout unless --allow-dirty.  Documents are signed with a\n"
      "local pair (--key-id checks its keyId): the private key --private-key\n"
      "(default: <keys>/signing-private.pem) with its public key file\n"
@@ -236,7 +253,8 @@ const sc_cli_command sc_cli_build_commands[] = {
      SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_TARGET, "the target to build, or all"}, {OPT_CHANNEL, NULL},
                     {OPT_WEIGHTS, NULL}, {OPT_ASSET_BASE_URL, NULL}, {OPT_NAMESPACE, NULL},
-                    {OPT_ALLOW_DIRTY, NULL}, {OPT_ENV_PREFIX, NULL}, {OPT_PIXI, NULL},
+                    {OPT_ALLOW_DIRTY, NULL}, {OPT_ENV_PREFIX, NULL}, {OPT_ENV_FROM, NULL},
+                    {OPT_CHANNEL_MIRROR, NULL}, {OPT_CHANNEL_DIR, NULL}, {OPT_PIXI, NULL},
                     {OPT_CONDA_PACK, NULL}, {OPT_KEY_ID, "refuse unless the key pair is this keyId"},
                     {OPT_SIGNER, NULL}, {OPT_PRIVATE_KEY, NULL}, {OPT_PUBLIC_KEY, NULL},
                     {OPT_COMPRESSION, NULL},

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cmd_env.c — scrollcase doctor and scrollcase lock.
+ * cmd_env.c — scrollcase doctor, scrollcase lock and scrollcase env-install.
  *
  * doctor is read-only: every check runs whatever the others found, each
  * failing one prints a remedy, and the exit status is 1 when any failed.
@@ -22,6 +22,7 @@
 #include "commands.h"
 
 #include "args.h"
+#include "progress.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include "scrollcase/json.h"
 #include "scrollcase/keys.h"
 #include "scrollcase/libraries.h"
+#include "scrollcase/lock_install.h"
 #include "scrollcase/scroll.h"
 #include "scrollcase/target.h"
 
@@ -142,6 +144,123 @@ static int cmd_lock(sc_cli_args *a)
     free(dir);
     sc_workspace_free(&ws);
     return rc;
+}
+
+/* ---- env-install ----------------------------------------------------------- */
+
+static void install_note(void *ctx, const char *text)
+{
+    sc_cli_progress_step(ctx, "note", text);
+}
+
+static int env_install_with(sc_cli_args *a, sc_cli_progress *shown)
+{
+    unsigned jobs = 0;
+    (void)sc_cli_jobs(a, &jobs); /* checked by cmd_env_install */
+    sc_channel_mirror mirrors[SC_CLI_MAX_MIRRORS];
+    size_t nmirrors = 0;
+    (void)sc_cli_mirrors(a, mirrors, &nmirrors);
+    sc_error err;
+    sc_error_clear(&err);
+    sc_workspace ws;
+    if (sc_workspace_resolve(&a->ws, &ws, &err) != SC_OK)
+        return sc_cli_report(&err);
+    sc_scroll *s = NULL;
+    char *dir = NULL, *lock = NULL;
+    sc_code c = pick_scroll(ws.paths[SC_WS_SCROLLS], a->npositional ? a->positional[0] : NULL,
+                            sc_cli_value(a, OPT_TARGET), &s, &dir, &err);
+    if (c == SC_OK && (lock = sc_path_join(dir, "pixi.lock")) == NULL)
+        c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    if (c == SC_OK && !sc_is_file(lock))
+        c = sc_error_set(&err, SC_E_MISSING_LOCK, lock, "Missing dependency lock: %s", lock);
+    sc_lock_install_result r;
+    memset(&r, 0, sizeof r);
+    const char *into = sc_cli_value(a, OPT_INTO);
+    if (c == SC_OK) {
+        sc_lock_install_options o;
+        memset(&o, 0, sizeof o);
+        o.lock_path = lock;
+        o.target = &s->target;
+        o.offline = sc_cli_has(a, OPT_OFFLINE) != 0;
+        o.mirrors = mirrors;
+        o.nmirrors = nmirrors;
+        o.channel_dir = sc_cli_value(a, OPT_CHANNEL_DIR);
+        o.jobs = jobs;
+        o.progress = sc_cli_progress_event;
+        o.progress_ctx = shown;
+        o.note = install_note;
+        o.note_ctx = shown;
+        sc_cli_progress_step(shown, "environment", lock);
+        c = sc_lock_install(&o, into, &r, &err);
+    }
+    int rc = 0;
+    if (c != SC_OK) {
+        sc_cli_progress_break(shown);
+        rc = sc_cli_report(&err);
+    } else if (sc_cli_json()) {
+        sc_json *o = sc_json_new_object(), *scripts = sc_json_new_array();
+        int bad = o == NULL || scripts == NULL;
+        for (size_t i = 0; !bad && i < r.nlink_scripts; i++)
+            bad = sc_json_array_append(scripts, sc_json_new_string(r.link_scripts[i])) != 0;
+        bad = bad || sc_json_object_append(o, "into", sc_json_new_string(into)) ||
+              sc_json_object_append(o, "lockPath", sc_json_new_string(lock)) ||
+              sc_json_object_append(o, "lockSha256", sc_json_new_string(r.lock_sha256)) ||
+              sc_json_object_append(o, "installer",
+                                    sc_json_new_string(sc_lock_install_installer())) ||
+              sc_json_object_append(o, "condaPackages",
+                                    sc_json_new_number((double)r.conda_packages)) ||
+              sc_json_object_append(o, "wheels", sc_json_new_number((double)r.wheels)) ||
+              sc_json_object_append(o, "bytesFetched",
+                                    sc_json_new_number((double)r.bytes_fetched)) ||
+              sc_json_object_append(o, "cacheHits", sc_json_new_number((double)r.cache_hits));
+        if (!bad) {
+            bad = sc_json_object_append(o, "linkScriptsNotRun", scripts) != 0;
+            scripts = NULL;
+        }
+        sc_json_free(scripts);
+        if (bad) {
+            sc_json_free(o);
+            o = NULL;
+        }
+        rc = sc_cli_print_json(o);
+    } else {
+        printf("Installed %zu conda package%s and %zu wheel%s from %s into %s\n",
+               r.conda_packages, r.conda_packages == 1 ? "" : "s", r.wheels,
+               r.wheels == 1 ? "" : "s", lock, into);
+        if (fflush(stdout) != 0)
+            rc = EXIT_REJECTED;
+    }
+    sc_lock_install_result_free(&r);
+    free(lock);
+    free(dir);
+    sc_scroll_free(s);
+    sc_workspace_free(&ws);
+    return rc;
+}
+
+static int cmd_env_install(sc_cli_args *a)
+{
+    if (a->npositional > 1)
+        return sc_cli_usage_error("unexpected argument %s", a->positional[1]);
+    if (sc_cli_value(a, OPT_INTO) == NULL)
+        return sc_cli_usage_error("%s", "env-install needs --into DIR (a directory that does "
+                                        "not exist yet)");
+    unsigned jobs = 0;
+    int jrc = sc_cli_jobs(a, &jobs);
+    if (jrc != 0)
+        return jrc;
+    sc_channel_mirror mirrors[SC_CLI_MAX_MIRRORS];
+    size_t nmirrors = 0;
+    int mrc = sc_cli_mirrors(a, mirrors, &nmirrors);
+    if (mrc != 0)
+        return mrc;
+    sc_cli_progress shown;
+    int prc = sc_cli_progress_open(&shown, a);
+    if (prc != 0)
+        return prc;
+    prc = env_install_with(a, &shown);
+    sc_cli_progress_close(&shown);
+    return prc;
 }
 
 /* ---- doctor ---------------------------------------------------------------- */
@@ -615,5 +734,29 @@ const sc_cli_command sc_cli_env_commands[] = {
      SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}),
      SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_PIXI, NULL}, {OPT_JSON, NULL}),
      NULL, 0, cmd_lock, NULL},
+    {"env-install", "author", "install a scroll's locked environment into a directory",
+     "Materialises the environment of one scroll's pixi.lock (its default\n"
+     "environment, for the scroll's target) into --into DIR, which must not\n"
+     "exist, with exactly the installer `scrollcase build` uses by default\n"
+     "(docs/format-v3.md 20.2, \"From the lock\"): no solver and no package\n"
+     "manager.  Every package is fetched by its URL through the asset cache\n"
+     "($SCROLLCASE_CACHE, else ~/.cache/scrollcase/assets) and its sha256\n"
+     "checked before it is used; conda packages are extracted on every core and\n"
+     "linked in dependency order, then the wheels.  Refused before any\n"
+     "download: sdists, path, git or editable PyPI entries, conda_source\n"
+     "packages, packages without sha256 (unsupported-lock-package), a lock with\n"
+     "no packages for the target (lock-platform-missing), a wheel whose tags\n"
+     "exclude the interpreter (wheel-incompatible).  --channel-mirror FROM=TO\n"
+     "(repeatable) fetches URLs starting with FROM from TO; --channel-dir DIR\n"
+     "takes packages from a local channel (<DIR>/<subdir>/<file>) first;\n"
+     "--offline fetches nothing (asset-not-cached).  Pre/post-link scripts are\n"
+     "never run; such packages are named in a note.  On failure DIR does not\n"
+     "exist.  --json prints {into, lockPath, lockSha256, installer,\n"
+     "condaPackages, wheels, bytesFetched, cacheHits, linkScriptsNotRun}.\n",
+     SC_CLI_OPERANDS({"REF", 0, 0, SC_COMPLETE_NONE}),
+     SC_CLI_OPTIONS({OPT_TARGET, NULL}, {OPT_INTO, NULL}, {OPT_CHANNEL_MIRROR, NULL},
+                    {OPT_CHANNEL_DIR, NULL}, {OPT_OFFLINE, NULL}, {OPT_JOBS, NULL},
+                    {OPT_JSON, NULL}, {OPT_QUIET, NULL}, {OPT_PROGRESS_FD, NULL}),
+     NULL, 0, cmd_env_install, NULL},
     SC_CLI_END,
 };

@@ -21,7 +21,7 @@ extern const sc_cli_command sc_cli_box_commands[];
 extern const sc_cli_command sc_cli_parity_commands[];
 /* build (cmd_build.c) */
 extern const sc_cli_command sc_cli_build_commands[];
-/* doctor, lock (cmd_env.c) */
+/* doctor, lock, env-install (cmd_env.c) */
 extern const sc_cli_command sc_cli_env_commands[];
 /* init, new scroll, add, remove, edit scroll, refresh (cmd_author.c) */
 extern const sc_cli_command sc_cli_author_commands[];

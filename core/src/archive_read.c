@@ -371,6 +371,7 @@ struct sc_zip {
     uint64_t win_off;
     size_t win_len, win_size;
     sc_progress_meter *meter; /* while extracting: entries written; else NULL */
+    unsigned flags;           /* SC_ZIP_* of sc_zip_open_flags */
 };
 
 static uint16_t rd16(const unsigned char *p)
@@ -969,6 +970,18 @@ static int has_non_ascii(const unsigned char *p, size_t n)
     return 0;
 }
 
+/* With SC_ZIP_ACCEPT_DOT_PREFIX: 1 when the name is nothing but "./"
+ * segments (a directory entry for the root). */
+static int is_dot_root(const sc_zip *z, const raw *r)
+{
+    if (!(z->flags & SC_ZIP_ACCEPT_DOT_PREFIX) || r->name_len == 0)
+        return 0;
+    for (size_t i = 0; i < r->name_len; i += 2)
+        if (i + 1 >= r->name_len || r->name[i] != '.' || r->name[i + 1] != '/')
+            return 0;
+    return 1;
+}
+
 static sc_code classify(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
 {
     if (r->flags & 0x0041u)
@@ -981,12 +994,18 @@ static sc_code classify(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
     if (!(r->flags & 0x0800u) && has_non_ascii(r->name, r->name_len))
         return entry_err(err, SC_E_UNSAFE_PATH, z, r,
                          "a non-ASCII name without the UTF-8 flag (bit 11)");
+    const unsigned char *name = r->name;
     size_t n = r->name_len;
-    int slash = n > 0 && r->name[n - 1] == '/';
+    if (z->flags & SC_ZIP_ACCEPT_DOT_PREFIX)
+        while (n >= 2 && name[0] == '.' && name[1] == '/') {
+            name += 2;
+            n -= 2;
+        }
+    int slash = n > 0 && name[n - 1] == '/';
     if (slash)
         n--;
     sc_error perr;
-    if (sc_path_check((const char *)r->name, n, NULL, &perr) != SC_OK)
+    if (sc_path_check((const char *)name, n, NULL, &perr) != SC_OK)
     {
         const char *m = perr.message;
         if (strncmp(m, "unsafe-path: ", 13) == 0)
@@ -996,7 +1015,7 @@ static sc_code classify(sc_zip *z, raw *r, sc_zip_entry *e, sc_error *err)
     e->path = malloc(n + 1);
     if (e->path == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
-    memcpy(e->path, r->name, n);
+    memcpy(e->path, name, n);
     e->path[n] = '\0';
     e->path_len = n;
     unsigned mode = r->external >> 16;
@@ -1311,9 +1330,15 @@ static sc_code inspect(sc_zip *z, const sc_zip_limits *limits, sc_error *err)
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, z->name, "out of memory");
         goto done;
     }
-    for (uint64_t i = 0; i < ei.entries; i++) {
+    size_t kept = 0; /* entries kept; raws[0 .. kept) matches them */
+    for (uint64_t ri = 0; ri < ei.entries; ri++) {
+        if (is_dot_root(z, &raws[ri]))
+            continue; /* "./": the root itself, accepted and left out */
+        size_t i = kept++;
+        if (i != ri)
+            raws[i] = raws[ri];
         sc_zip_entry *e = &z->entries[i];
-        z->count = (size_t)i + 1; /* so close() frees what this entry holds */
+        z->count = i + 1; /* so close() frees what this entry holds */
         rc = classify(z, &raws[i], e, err);
         if (rc != SC_OK)
             goto done;
@@ -1390,8 +1415,8 @@ done:
     return rc;
 }
 
-sc_code sc_zip_open_fd(int fd, const char *name, const sc_zip_limits *limits, sc_zip **out,
-                       sc_error *err)
+static sc_code open_fd(int fd, const char *name, const sc_zip_limits *limits, unsigned flags,
+                       sc_zip **out, sc_error *err)
 {
     sc_error_clear(err);
     if (out == NULL)
@@ -1427,6 +1452,7 @@ sc_code sc_zip_open_fd(int fd, const char *name, const sc_zip_limits *limits, sc
         return rc;
     }
     z->file_size = (uint64_t)st.st_size;
+    z->flags = flags;
     sc_code rc = inspect(z, limits, err);
     hdr_done(z);
     if (rc != SC_OK) {
@@ -1437,7 +1463,14 @@ sc_code sc_zip_open_fd(int fd, const char *name, const sc_zip_limits *limits, sc
     return SC_OK;
 }
 
-sc_code sc_zip_open(const char *path, const sc_zip_limits *limits, sc_zip **out, sc_error *err)
+sc_code sc_zip_open_fd(int fd, const char *name, const sc_zip_limits *limits, sc_zip **out,
+                       sc_error *err)
+{
+    return open_fd(fd, name, limits, 0, out, err);
+}
+
+sc_code sc_zip_open_flags(const char *path, const sc_zip_limits *limits, unsigned flags,
+                          sc_zip **out, sc_error *err)
 {
     sc_error_clear(err);
     if (out != NULL)
@@ -1455,9 +1488,14 @@ sc_code sc_zip_open(const char *path, const sc_zip_limits *limits, sc_zip **out,
                                 path);
         return oc;
     }
-    sc_code rc = sc_zip_open_fd(fd, path, limits, out, err);
+    sc_code rc = open_fd(fd, path, limits, flags, out, err);
     close(fd);
     return rc;
+}
+
+sc_code sc_zip_open(const char *path, const sc_zip_limits *limits, sc_zip **out, sc_error *err)
+{
+    return sc_zip_open_flags(path, limits, 0, out, err);
 }
 
 size_t sc_zip_count(const sc_zip *z)

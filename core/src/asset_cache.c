@@ -72,11 +72,12 @@ static sc_code make_dirs(const char *path, sc_error *err)
     return SC_OK;
 }
 
-/* Whether path is a regular file of size bytes hashing to sha256. */
+/* Whether path is a regular file of size bytes (0: any) hashing to sha256. */
 static int matches(const char *path, uint64_t size, const char *sha256)
 {
     struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (size > 0 && (uint64_t)st.st_size != size))
         return 0;
     unsigned char d[SC_SHA256_LEN];
     char hex[SC_SHA256_HEX_LEN + 1];
@@ -85,6 +86,105 @@ static int matches(const char *path, uint64_t size, const char *sha256)
         return 0;
     sc_hex_lower(d, SC_SHA256_LEN, hex);
     return strcmp(hex, sha256) == 0;
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The local path of a file:// URL (%XX decoded; "file://" + absolute path
+ * or "file://localhost/..."), or NULL when url is not one (or on OOM). */
+static char *file_url_path(const char *url)
+{
+    const char *p;
+    if (strncmp(url, "file://localhost/", 17) == 0)
+        p = url + 16;
+    else if (strncmp(url, "file:///", 8) == 0)
+        p = url + 7;
+    else
+        return NULL;
+    char *out = malloc(strlen(p) + 1);
+    if (out == NULL)
+        return NULL;
+    size_t n = 0;
+    for (; *p != '\0' && *p != '?' && *p != '#'; p++) {
+        int h, l;
+        if (*p == '%' && (h = hexval(p[1])) >= 0 && (l = hexval(p[2])) >= 0) {
+            out[n++] = (char)(h * 16 + l);
+            p += 2;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = '\0';
+    if (n == 0 || memchr(out, '\0', n) != NULL) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/*
+ * A file:// asset: copied into "<file>.part", checked (size when pinned,
+ * SHA-256 always), renamed to file.  Nothing unverified ever has the
+ * entry's name.
+ */
+static sc_code fetch_local(const char *url, const char *src, const char *file, uint64_t size,
+                           const char *sha256, sc_error *err)
+{
+    if (matches(file, size, sha256))
+        return SC_OK;
+    size_t fl = strlen(file);
+    char *part = malloc(fl + sizeof PART_SUFFIX);
+    if (part == NULL)
+        return oom(err);
+    memcpy(part, file, fl);
+    memcpy(part + fl, PART_SUFFIX, sizeof PART_SUFFIX);
+    int in = -1;
+    struct stat st;
+    sc_code c = sc_file_open_regular(src, 0, &in, &st, NULL, err);
+    if (c != SC_OK) {
+        char why[SC_ERROR_MESSAGE_MAX];
+        snprintf(why, sizeof why, "%s", err ? err->message : "?");
+        free(part);
+        return sc_error_set(err, SC_E_DOWNLOAD_FAILED, url, "cannot read %s: %s", url, why);
+    }
+    (void)unlink(part);
+    int out = open(part, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (out < 0) {
+        c = sc_error_set(err, SC_E_IO, part, "cannot create %s: %s", part, strerror(errno));
+    } else {
+        c = sc_copy_fd(in, out, src, part, err);
+        if (close(out) != 0 && c == SC_OK)
+            c = sc_error_set(err, SC_E_IO, part, "cannot write %s: %s", part, strerror(errno));
+    }
+    close(in);
+    if (c == SC_OK) {
+        unsigned char d[SC_SHA256_LEN];
+        char hex[SC_SHA256_HEX_LEN + 1];
+        struct stat ps;
+        c = sc_sha256_file(part, d, err);
+        if (c == SC_OK && stat(part, &ps) != 0)
+            c = sc_error_set(err, SC_E_IO, part, "cannot stat %s: %s", part, strerror(errno));
+        if (c == SC_OK && size > 0 && (uint64_t)ps.st_size != size)
+            c = sc_error_set(err, SC_E_ASSET_SIZE, url,
+                             "%s is %llu bytes, the pin says %llu", url,
+                             (unsigned long long)ps.st_size, (unsigned long long)size);
+        if (c == SC_OK) {
+            sc_hex_lower(d, SC_SHA256_LEN, hex);
+            if (strcmp(hex, sha256) != 0)
+                c = sc_error_set(err, SC_E_ASSET_HASH, url,
+                                 "%s has SHA-256 %s, the pin says %s", url, hex, sha256);
+        }
+        if (c == SC_OK && rename(part, file) != 0)
+            c = sc_error_set(err, SC_E_IO, file, "cannot rename %s: %s", part, strerror(errno));
+    }
+    if (c != SC_OK)
+        (void)unlink(part);
+    free(part);
+    return c;
 }
 
 sc_code sc_asset_cache_fetch(const char *dir, const char *url, uint64_t size,
@@ -108,6 +208,14 @@ sc_code sc_asset_cache_fetch(const char *dir, const char *url, uint64_t size,
                              "--offline: the asset %s (sha256 %s) is not in the asset cache %s; "
                              "run the command once without --offline",
                              url ? url : "?", sha256, dir);
+    } else if (strncmp(url, "file:", 5) == 0) {
+        char *src = file_url_path(url);
+        c = src == NULL ? sc_error_set(err, SC_E_DOWNLOAD_FAILED, url,
+                                       "%s is not a file:// URL of an absolute path", url)
+                        : make_dirs(dir, err);
+        if (c == SC_OK)
+            c = fetch_local(url, src, file, size, sha256, err);
+        free(src);
     } else {
         c = make_dirs(dir, err);
         if (c == SC_OK)

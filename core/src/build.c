@@ -343,6 +343,39 @@ static int declared_source(const sc_json *eff, const char *rel)
     return 0;
 }
 
+/* The lock source's road: pixi + conda-pack only when asked for, by
+ * --environment-from pixi or (upstream's spelling) by naming --pixi or
+ * --conda-pack. */
+static int from_pixi(const sc_build_options *o)
+{
+    if (o->environment_from != NULL)
+        return strcmp(o->environment_from, "pixi") == 0;
+    return o->pixi != NULL || o->conda_pack != NULL;
+}
+
+static void install_note(void *ctx, const char *text)
+{
+    progress(ctx, "note", text);
+}
+
+/* The native installer's options for this build (20.2, "From the lock"). */
+static void lock_options(const build_ctx *b, sc_lock_install_options *lo)
+{
+    memset(lo, 0, sizeof *lo);
+    lo->lock_path = b->lock;
+    lo->target = &b->s->target;
+    lo->cache_dir = b->o->asset_cache;
+    lo->offline = b->o->offline;
+    lo->mirrors = b->o->channel_mirrors;
+    lo->nmirrors = b->o->nchannel_mirrors;
+    lo->channel_dir = b->o->channel_dir;
+    lo->jobs = b->o->jobs;
+    lo->progress = b->o->transfer;
+    lo->progress_ctx = b->o->transfer_ctx;
+    lo->note = install_note;
+    lo->note_ctx = (void *)b;
+}
+
 /* The licence inventory (20.4), decided before anything runs: built from
  * the lock, the prefix's conda-meta checked against the lock for a prefix
  * build, then compared with the reviewed file.  Step 17 only writes it. */
@@ -428,10 +461,29 @@ static sc_code step_scroll(build_ctx *b, sc_error *err)
         return c;
     if ((c = preflight_signing(b, err)) != SC_OK)
         return c;
+    if (o->environment_from != NULL && strcmp(o->environment_from, "lock") != 0 &&
+        strcmp(o->environment_from, "pixi") != 0)
+        return sc_error_set(err, SC_E_USAGE, "--environment-from",
+                            "--environment-from is lock (the native installer, the default) or "
+                            "pixi (pixi install + conda-pack), not %s",
+                            o->environment_from);
     if (o->environment_prefix != NULL && (o->pixi != NULL || o->conda_pack != NULL))
         return sc_error_set(err, SC_E_USAGE, NULL,
                             "--environment-prefix and --pixi/--conda-pack are two sources; "
                             "give one");
+    if (o->environment_prefix != NULL && o->environment_from != NULL)
+        return sc_error_set(err, SC_E_USAGE, NULL,
+                            "--environment-prefix and --environment-from are two sources; "
+                            "give one");
+    if (!from_pixi(o) && (o->pixi != NULL || o->conda_pack != NULL))
+        return sc_error_set(err, SC_E_USAGE, NULL,
+                            "--pixi and --conda-pack name the tools of --environment-from pixi, "
+                            "not of --environment-from lock");
+    if (o->environment_prefix != NULL &&
+        (o->nchannel_mirrors > 0 || o->channel_dir != NULL))
+        return sc_error_set(err, SC_E_USAGE, NULL,
+                            "--channel-mirror and --channel-dir feed the lock source, not "
+                            "--environment-prefix");
     if (o->environment_prefix != NULL) {
         struct stat st;
         if (lstat(o->environment_prefix, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -456,6 +508,16 @@ static sc_code step_scroll(build_ctx *b, sc_error *err)
     /* an unreadable lock is found now, not after the environment is made */
     if (b->lock != NULL && (c = sc_pixi_lock_read(b->lock, &b->plock, err)) != SC_OK)
         return c;
+    /* the native installer's refusals (an sdist, no sha256, no platform, ...)
+     * come now too: nothing is downloaded before they pass */
+    if (o->environment_prefix == NULL && !from_pixi(o)) {
+        sc_lock_install_options lo;
+        lock_options(b, &lo);
+        sc_lock_install_plan plan;
+        if ((c = sc_lock_install_plan_make(&lo, &plan, err)) != SC_OK)
+            return c;
+        sc_lock_install_plan_free(&plan);
+    }
     c = sc_audit_gate(&b->s->target, b->scroll_dir, o->no_cuda_audit, NULL, &b->cuda_record,
                       err);
     if (c == SC_OK)
@@ -552,13 +614,32 @@ static sc_code step_reset(build_ctx *b, sc_error *err)
 /* Lock source: find pixi (the scroll's exact version) and conda-pack. */
 static sc_code step_tools(build_ctx *b, sc_error *err)
 {
-    if (b->o->environment_prefix != NULL)
+    if (b->o->environment_prefix != NULL || !from_pixi(b->o))
         return SC_OK;
     progress(b, "tools", scroll_str(b->eff, "pixiVersion"));
     sc_code c = sc_pixi_discover(b->o->pixi, b->o->conda_pack,
                                  b->o->workspace->paths[SC_WS_TOOLCHAIN],
                                  scroll_str(b->eff, "pixiVersion"), &b->tools, err);
     b->have_tools = c == SC_OK;
+    return c;
+}
+
+/* The target's interpreter, a file or a link resolving to one, in the
+ * payload (20.2: the lock source ends with it) -> else relocation-failed. */
+static sc_code entry_point_present(const build_ctx *b, sc_error *err)
+{
+    const char *ep = sc_target_python_entry_point(&b->s->target);
+    char *path = sc_path_join(b->payload_dir, ep);
+    if (path == NULL)
+        return OOM(err);
+    struct stat st;
+    sc_code c = SC_OK;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        c = sc_error_set(err, SC_E_RELOCATION_FAILED, ep,
+                         "the environment installed from the lock has no %s: the lock names no "
+                         "python package for the target",
+                         ep);
+    free(path);
     return c;
 }
 
@@ -579,6 +660,23 @@ static sc_code step_environment(build_ctx *b, sc_error *err)
         if (c == SC_OK && !bad)
             bad = put(e, "source", sc_json_new_string("prefix")) ||
                   put(e, "prefixDigest", sc_json_new_string(b->prefix_digest));
+    } else if (!from_pixi(b->o)) {
+        progress(b, "environment", "the lock, installed natively");
+        sc_lock_install_options lo;
+        lock_options(b, &lo);
+        sc_lock_install_result res;
+        c = sc_lock_install(&lo, venv, &res, err);
+        if (c == SC_OK)
+            c = entry_point_present(b, err);
+        if (c == SC_OK && !bad)
+            bad = put(e, "source", sc_json_new_string("lock")) ||
+                  put(e, "lockSha256", sc_json_new_string(res.lock_sha256)) ||
+                  put(e, "installer", sc_json_new_string(sc_lock_install_installer()));
+        sc_lock_install_result_free(&res);
+        if (c != SC_OK) {
+            sc_error ignored;
+            (void)sc_file_remove_tree(venv, &ignored);
+        }
     } else {
         progress(b, "environment", "pixi install --frozen, conda-pack, relocation");
         c = sc_envsource_install_pixi(&b->tools, b->scroll_dir, b->scratch_dir, venv,

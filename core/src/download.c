@@ -219,11 +219,13 @@ static void fsync_parent(const char *path)
     free(dir);
 }
 
-/* 1 when dest is a regular file (not a link) of the pinned size and digest. */
+/* 1 when dest is a regular file (not a link) of the pinned size (0: any)
+ * and digest. */
 static int dest_already_verified(const char *dest, uint64_t size, const char *want_hex)
 {
     struct stat st;
-    if (lstat(dest, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
+    if (lstat(dest, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (size > 0 && (uint64_t)st.st_size != size))
         return 0;
     unsigned char md[SC_SHA256_LEN];
     sc_error ignored;
@@ -254,7 +256,7 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
     unsigned delay = o && o->retry_delay_ms > 0 ? o->retry_delay_ms : DL_DEFAULT_DELAY_MS;
 
     /* A pinned file already in place is kept without a request. */
-    if (limit > 0 && want_hex && dest_already_verified(dest, limit, want_hex))
+    if (want_hex && dest_already_verified(dest, limit, want_hex))
         return SC_OK;
 
     /* Only now is libcurl needed: loaded on the first download of the process. */
@@ -274,8 +276,9 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
     memcpy(part, dest, dlen);
     memcpy(part + dlen, ".part", 6);
 
-    /* Without a pin a stale .part cannot be trusted: start from nothing. */
-    if (limit == 0 && unlink(part) != 0 && errno != ENOENT) {
+    /* Without a pin a stale .part cannot be trusted: start from nothing
+     * (a pinned digest alone still decides what is kept, so it may resume). */
+    if (limit == 0 && want_hex == NULL && unlink(part) != 0 && errno != ENOENT) {
         sc_code rc = sc_error_set(err, SC_E_IO, part, "cannot remove %s: %s", part, strerror(errno));
         free(part);
         return rc;
@@ -453,8 +456,6 @@ sc_code sc_download_verified(const char *url, const char *dest, uint64_t size,
                              const char *sha256_hex, const sc_download_options *o,
                              sc_error *err)
 {
-    if (size == 0)
-        return sc_error_set(err, SC_E_USAGE, url, "a pinned asset has a size of at least 1 byte");
     if (!sha256_hex)
         return sc_error_set(err, SC_E_USAGE, url, "a pinned asset needs its SHA-256");
     return download(url, dest, size, sha256_hex, o, NULL, NULL, err);

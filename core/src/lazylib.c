@@ -68,6 +68,13 @@ SAME_TYPE(sc_archive_api, entry_hardlink, archive_entry_hardlink);
 SAME_TYPE(sc_archive_api, entry_symlink, archive_entry_symlink);
 SAME_TYPE(sc_archive_api, entry_filetype, archive_entry_filetype);
 SAME_TYPE(sc_archive_api, entry_perm, archive_entry_perm);
+SAME_TYPE(sc_archive_api, read_support_filter_zstd, archive_read_support_filter_zstd);
+SAME_TYPE(sc_archive_api, read_support_filter_bzip2, archive_read_support_filter_bzip2);
+SAME_TYPE(sc_archive_api, read_support_format_zip_seekable,
+          archive_read_support_format_zip_seekable);
+SAME_TYPE(sc_archive_api, read_open, archive_read_open);
+SAME_TYPE(sc_archive_api, read_data_skip, archive_read_data_skip);
+SAME_TYPE(sc_archive_api, entry_size, archive_entry_size);
 
 static const sc_lazy_symbol archive_symbols[] = {
     SYM(sc_archive_api, read_new, archive_read_new),
@@ -85,6 +92,13 @@ static const sc_lazy_symbol archive_symbols[] = {
     SYM(sc_archive_api, entry_symlink, archive_entry_symlink),
     SYM(sc_archive_api, entry_filetype, archive_entry_filetype),
     SYM(sc_archive_api, entry_perm, archive_entry_perm),
+    SYM(sc_archive_api, read_support_filter_zstd, archive_read_support_filter_zstd),
+    SYM(sc_archive_api, read_support_filter_bzip2, archive_read_support_filter_bzip2),
+    SYM(sc_archive_api, read_support_format_zip_seekable,
+        archive_read_support_format_zip_seekable),
+    SYM(sc_archive_api, read_open, archive_read_open),
+    SYM(sc_archive_api, read_data_skip, archive_read_data_skip),
+    SYM(sc_archive_api, entry_size, archive_entry_size),
 };
 
 sc_code sc_lazy_load(const char *soname, const char *package, const sc_lazy_symbol *symbols,

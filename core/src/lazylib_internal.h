@@ -53,6 +53,15 @@ typedef struct sc_archive_api {
     const char *(*entry_symlink)(struct archive_entry *e);
     __LA_MODE_T (*entry_filetype)(struct archive_entry *e);
     __LA_MODE_T (*entry_perm)(struct archive_entry *e);
+    /* conda packages (conda_package.c): zstd and bzip2 streams, the ZIP of a
+     * .conda read by its central directory, a tar nested in a ZIP member */
+    int (*read_support_filter_zstd)(struct archive *a);
+    int (*read_support_filter_bzip2)(struct archive *a);
+    int (*read_support_format_zip_seekable)(struct archive *a);
+    int (*read_open)(struct archive *a, void *client, archive_open_callback *open_cb,
+                     archive_read_callback *read_cb, archive_close_callback *close_cb);
+    int (*read_data_skip)(struct archive *a);
+    la_int64_t (*entry_size)(struct archive_entry *e);
 } sc_archive_api;
 
 /* The libcurl table, loading libcurl on the first call.  *api is set on

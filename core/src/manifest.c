@@ -469,7 +469,7 @@ OBJECT_CHECK(check_self_test, self_test_members)
 /* provenance.environment: oneOf by source. */
 static sc_code check_env_source(ctx *c, const sc_json *v, const char *field)
 {
-    static const char *const sources[] = {"pixi-lock", "prefix"};
+    static const char *const sources[] = {"lock", "pixi-lock", "prefix"};
     return want_one_of(c, v, field, sources, COUNT(sources));
 }
 
@@ -482,6 +482,9 @@ static sc_code check_provenance_environment(ctx *c, const sc_json *v,
                                   {"lockSha256", 1, want_sha256}};
     static const member prefix[] = {{"source", 1, NULL},
                                     {"prefixDigest", 1, want_sha256}};
+    static const member lock[] = {{"source", 1, NULL},
+                                  {"lockSha256", 1, want_sha256},
+                                  {"installer", 1, want_text}};
     sc_code rc;
     if ((rc = sc_check_type(&c->chk, v, SC_JSON_OBJECT, field)) != SC_OK ||
         (rc = want_required(c, v, field, source_only, 1)) != SC_OK ||
@@ -489,6 +492,8 @@ static sc_code check_provenance_environment(ctx *c, const sc_json *v,
         return rc;
     if (str_is(sc_json_get(v, "source"), "pixi-lock"))
         return want_object(c, v, field, pixi, COUNT(pixi));
+    if (str_is(sc_json_get(v, "source"), "lock"))
+        return want_object(c, v, field, lock, COUNT(lock));
     return want_object(c, v, field, prefix, COUNT(prefix));
 }
 

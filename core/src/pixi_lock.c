@@ -317,6 +317,7 @@ static void package_free(sc_lock_package *p)
     free(p->build);
     free(p->subdir);
     free(p->sha256);
+    free(p->requires_python);
     free(p->license);
     for (size_t i = 0; i < p->ndepends; i++)
         free(p->depends[i]);
@@ -408,6 +409,25 @@ static sc_code read_sha256(lr *r, const sc_json *e, const char *where, char **ou
     return SC_OK;
 }
 
+/* `size`: decimal digits (at most 19), else invalid-lock; absent: 0. */
+static sc_code read_size(lr *r, const sc_json *e, const char *where, unsigned long long *out)
+{
+    const sc_json *v = sc_json_get(e, "size");
+    *out = 0;
+    if (v == NULL)
+        return SC_OK;
+    if (v->type != SC_JSON_STRING || v->length == 0 || v->length > 19)
+        return fail_node(r, v, "%s.size must be a byte count", where);
+    unsigned long long n = 0;
+    for (size_t i = 0; i < v->length; i++) {
+        if (v->string[i] < '0' || v->string[i] > '9')
+            return fail_node(r, v, "%s.size must be a byte count", where);
+        n = n * 10 + (unsigned long long)(v->string[i] - '0');
+    }
+    *out = n;
+    return SC_OK;
+}
+
 static sc_code read_package(lr *r, const sc_json *e, size_t i, int version, sc_lock_package *p)
 {
     char where[64];
@@ -424,8 +444,12 @@ static sc_code read_package(lr *r, const sc_json *e, size_t i, int version, sc_l
         opt_string(r, e, "license", where, &p->license) != SC_OK ||
         read_sha256(r, e, where, &p->sha256) != SC_OK ||
         opt_strings(r, e, "depends", where, &p->depends, &p->ndepends) != SC_OK ||
-        opt_strings(r, e, "requires_dist", where, &p->requires_dist, &p->nrequires_dist) != SC_OK)
+        opt_strings(r, e, "requires_dist", where, &p->requires_dist, &p->nrequires_dist) != SC_OK ||
+        opt_string(r, e, "requires_python", where, &p->requires_python) != SC_OK ||
+        read_size(r, e, where, &p->size) != SC_OK)
         return r->code;
+    const sc_json *ed = sc_json_get(e, "editable");
+    p->editable = ed != NULL && ed->type == SC_JSON_STRING && strcmp(ed->string, "true") == 0;
     if (p->kind == SC_LOCK_PYPI) {
         /* v7 writes no version for a package built from source */
         if (p->name == NULL || p->name[0] == '\0' ||

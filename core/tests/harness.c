@@ -13,6 +13,8 @@
 #define _XOPEN_SOURCE 700
 #include "harness.h"
 
+#include "scrollcase/file.h"
+
 #include <CUnit/Basic.h>
 #include <dirent.h>
 #include <errno.h>
@@ -60,6 +62,12 @@ static void register_all(void)
         register_download_tests();
     if (register_envsource_tests)
         register_envsource_tests();
+    if (register_lock_install_tests)
+        register_lock_install_tests();
+    if (register_conda_package_tests)
+        register_conda_package_tests();
+    if (register_wheel_install_tests)
+        register_wheel_install_tests();
     if (register_gates_tests)
         register_gates_tests();
     if (register_cuda_binaries_tests)
@@ -183,6 +191,18 @@ void sc_test_write(const char *dir, const char *rel, const char *text)
         fclose(f);
     }
     free(p);
+}
+
+char *sc_test_read(const char *dir, const char *rel)
+{
+    char *p = sc_path_join(dir, rel);
+    char *text = NULL;
+    size_t len;
+    sc_error err;
+    if (p == NULL || sc_file_read(p, &text, &len, NULL, &err) != SC_OK)
+        text = NULL;
+    free(p);
+    return text;
 }
 
 char *sc_test_dq(const char *s)

@@ -40,6 +40,9 @@ void register_cuda_gate_tests(void) __attribute__((weak));
 void register_author_tests(void) __attribute__((weak));
 void register_requirements_tests(void) __attribute__((weak));
 void register_progress_tests(void) __attribute__((weak));
+void register_lock_install_tests(void) __attribute__((weak));
+void register_conda_package_tests(void) __attribute__((weak));
+void register_wheel_install_tests(void) __attribute__((weak));
 
 /* A fresh empty directory under $TMPDIR for one test (caller frees). */
 char *sc_test_tmpdir(void);
@@ -47,6 +50,9 @@ char *sc_test_tmpdir(void);
 void sc_test_rmtree(const char *path);
 /* Write a NUL-terminated string to dir/rel, creating parent directories. */
 void sc_test_write(const char *dir, const char *rel, const char *text);
+/* The bytes of dir/rel, NUL-terminated (caller frees); NULL when it cannot
+ * be read. */
+char *sc_test_read(const char *dir, const char *rel);
 
 /*
  * The temporary root of a consumer test (issue 14: nothing is left behind).

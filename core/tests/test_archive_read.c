@@ -488,6 +488,40 @@ static void test_unsafe_names_are_refused(void)
     }
 }
 
+/* SC_ZIP_ACCEPT_DOT_PREFIX (package readers): leading "./" dropped, a bare
+ * "./" entry left out, every other rule unchanged. */
+static sc_code open_dot(const char *body, sc_zip **z, sc_error *err)
+{
+    char *dir = sc_test_tmpdir();
+    char *p = mkzip(dir, "t.zip", body);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    sc_code rc = sc_zip_open_flags(p, NULL, SC_ZIP_ACCEPT_DOT_PREFIX, z, err);
+    free(p);
+    sc_test_rmtree(dir);
+    free(dir);
+    return rc;
+}
+
+static void test_dot_prefix_is_dropped_only_when_asked(void)
+{
+    sc_zip *z = NULL;
+    sc_error err;
+    SC_EXPECT_CODE(open_dot("data = A(D('./'), D('./pkg/'), F('./pkg/a.py'), F('././b'))", &z,
+                            &err),
+                   SC_OK, &err);
+    CU_ASSERT_EQUAL(sc_zip_count(z), 3);
+    CU_ASSERT_PTR_NOT_NULL(sc_zip_find(z, "pkg/a.py"));
+    CU_ASSERT_PTR_NOT_NULL(sc_zip_find(z, "b"));
+    CU_ASSERT_PTR_NULL(sc_zip_find(z, "./pkg/a.py"));
+    sc_zip_close(z);
+    z = NULL;
+    SC_EXPECT_CODE(open_dot("data = A(F('./../x'))", &z, &err), SC_E_UNSAFE_PATH, &err);
+    SC_EXPECT_CODE(open_dot("data = A(F('./a/./b'))", &z, &err), SC_E_UNSAFE_PATH, &err);
+    SC_EXPECT_CODE(open_dot("data = A(F('./a'), F('a'))", &z, &err), SC_E_ENTRY_COLLISION, &err);
+    CU_ASSERT_PTR_NULL(z);
+    EXPECT_OPEN("data = A(F('./a'))", SC_E_UNSAFE_PATH, "entry name"); /* not asked */
+}
+
 static void test_non_ascii_name_needs_the_utf8_flag(void)
 {
     EXPECT_OPEN("data = A(F('caf\\u00e9', local={'flags': 0}, central={'flags': 0}))",
@@ -1039,6 +1073,7 @@ void register_archive_read_tests(void)
     SC_ADD_TEST(s, test_directory_with_data_is_invalid);
     SC_ADD_TEST(s, test_encryption_bits_are_refused);
     SC_ADD_TEST(s, test_unsafe_names_are_refused);
+    SC_ADD_TEST(s, test_dot_prefix_is_dropped_only_when_asked);
     SC_ADD_TEST(s, test_non_ascii_name_needs_the_utf8_flag);
     SC_ADD_TEST(s, test_special_types_are_refused);
     SC_ADD_TEST(s, test_link_target_over_1024_bytes_is_refused);

@@ -60,6 +60,8 @@ typedef struct sc_zip_limits {
     uint64_t max_entries;      /* 0 = no limit */
 } sc_zip_limits;
 
+
+
 /*
  * Open and inspect the archive at path (limits may be NULL: defaults).
  * Codes: a missing file -> SC_E_ARCHIVE_NOT_FOUND; not a ZIP, truncated,
@@ -83,6 +85,17 @@ sc_code sc_zip_open(const char *path, const sc_zip_limits *limits, sc_zip **out,
  */
 sc_code sc_zip_open_fd(int fd, const char *name, const sc_zip_limits *limits,
                        sc_zip **out, sc_error *err);
+
+/* Accept member names that start with "./" (as some zip writers make them):
+ * every leading "./" is dropped before the name is checked and used, so
+ * "./a/b" is the entry "a/b"; a name that is nothing but "./" segments is a
+ * directory entry for the root and is left out of the entries.  Package
+ * readers (wheels, .conda) ask for it; box archives (15.2) do not. */
+#define SC_ZIP_ACCEPT_DOT_PREFIX 1u
+
+/* sc_zip_open with flags (SC_ZIP_* above; 0 is sc_zip_open). */
+sc_code sc_zip_open_flags(const char *path, const sc_zip_limits *limits, unsigned flags,
+                          sc_zip **out, sc_error *err);
 
 size_t sc_zip_count(const sc_zip *z);
 const sc_zip_entry *sc_zip_at(const sc_zip *z, size_t i);

@@ -36,7 +36,10 @@ sc_code sc_asset_cache_dir(char **out, sc_error *err);
  * cache directory dir (created when missing): kept when it is there and
  * matches, else downloaded from url into it (resuming a .part), unless
  * offline (then asset-not-cached).  *path (may be NULL; caller frees) is
- * the cached file.  Download codes as sc_download_verified.
+ * the cached file.  Download codes as sc_download_verified.  size 0 pins
+ * the digest alone.  A file:// URL (an absolute path, %XX decoded) is
+ * copied in and checked the same way, never used in place; an unreadable
+ * one is download-failed.
  */
 sc_code sc_asset_cache_fetch(const char *dir, const char *url, uint64_t size,
                              const char *sha256, int offline, const sc_download_options *o,

@@ -29,6 +29,7 @@
 #include "scrollcase/archive_write.h"
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
+#include "scrollcase/lock_install.h"
 #include "scrollcase/progress.h"
 
 #ifdef __cplusplus
@@ -53,8 +54,16 @@ typedef struct sc_build_options {
     int allow_dirty;
     /* environment source: exactly one of a prefix or the lock */
     const char *environment_prefix; /* relocatable prefix, copied in as venv/ */
-    const char *pixi;              /* lock source: pixi and conda-pack paths */
+    /* the lock source's road: NULL or "lock" — the native installer
+     * (lock_install.h), the default; "pixi" — pixi install + conda-pack */
+    const char *environment_from;
+    const char *pixi;              /* --environment-from pixi: pixi and conda-pack paths */
     const char *conda_pack;
+    /* the native installer's sources (lock_install.h): URL prefix rewrites
+     * and a local channel directory (NULL: none) */
+    const sc_channel_mirror *channel_mirrors;
+    size_t nchannel_mirrors;
+    const char *channel_dir;
     /* signing: a local key pair (sc_keys_load_signing: the private key file
      * private_key, NULL: the keys directory's, one pair with public_key;
      * key_id NULL: whichever keyId it is), or an external signer checked

@@ -36,6 +36,8 @@ typedef struct sc_download_options {
 /*
  * Download url to dest (o may be NULL: defaults).  A regular file already at
  * dest with the pinned size and SHA-256 is kept and nothing is fetched.
+ * size 0 pins only the digest (a lock's PyPI wheel has no size): any size
+ * is accepted and the SHA-256 decides; a .part is still resumed.
  * Size differs ->
  * SC_E_ASSET_SIZE (the .part is kept for a later resume when it is shorter);
  * SHA-256 differs -> SC_E_ASSET_HASH (the .part is deleted); an existing dest

@@ -2,7 +2,11 @@
 /*
  * envsource.h — where a box's Python environment comes from
  * (docs/format-v3.md 20.2): a relocatable prefix copied in, or a pixi lock
- * installed with the exact pinned pixi, packed with conda-pack and relocated.
+ * installed with the exact pinned pixi, packed with conda-pack and relocated
+ * (`--environment-from pixi`).  The default road from a lock, scrollcase's
+ * own installer, is lock_install.h; the build (build.c) chooses between the
+ * three, and the steps they share (settling links, canonical conda-meta,
+ * launcher repair) are here.
  *
  * Guarantees: the result is a pure function of the input tree, whatever the
  * directory order, TZ, locale or umask: trees are walked in byte order of

@@ -146,6 +146,15 @@ extern "C" {
     X(SC_E_CUDA_BINARIES_MISSING, "cuda-binaries-missing")                   \
     X(SC_E_CUDA_BINARIES_MISMATCH, "cuda-binaries-mismatch")                 \
     /* end of issue 22 */
+    /* issue 26: native lock install (appended below this line) */      \
+    X(SC_E_UNSUPPORTED_LOCK_PACKAGE, "unsupported-lock-package")             \
+    X(SC_E_LOCK_PLATFORM_MISSING, "lock-platform-missing")                   \
+    X(SC_E_INVALID_WHEEL, "invalid-wheel")                                   \
+    X(SC_E_WHEEL_INCOMPATIBLE, "wheel-incompatible")                         \
+    X(SC_E_WHEEL_RECORD_MISMATCH, "wheel-record-mismatch")                   \
+    X(SC_E_INVALID_PACKAGE, "invalid-package")                               \
+    X(SC_E_PACKAGE_SUBDIR, "package-subdir")                                 \
+    /* end of issue 26 */
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,

@@ -54,6 +54,9 @@ typedef struct sc_lock_package {
     size_t ndepends;
     char **requires_dist; /* pypi `requires_dist` */
     size_t nrequires_dist;
+    unsigned long long size; /* the `size` member (decimal digits), 0 when absent */
+    int editable;            /* pypi `editable: true` */
+    char *requires_python;   /* pypi `requires_python`; NULL when absent */
 } sc_lock_package;
 
 typedef struct sc_lock_platform {

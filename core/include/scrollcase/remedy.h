@@ -31,6 +31,7 @@ extern "C" {
 #define SC_REMEDY_BUILD_PREFIX "scrollcase build REF --environment-prefix PATH"
 #define SC_REMEDY_AUDIT_BINARIES "scrollcase audit binaries PATH"
 #define SC_REMEDY_AUDIT_CUDA "scrollcase audit cuda SCROLL"
+#define SC_REMEDY_BUILD_PIXI "scrollcase build REF --environment-from pixi"
 
 /* Every remedy above, NULL-terminated, in the order of this header. */
 const char *const *sc_remedy_commands(void);

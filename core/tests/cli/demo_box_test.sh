@@ -6,7 +6,10 @@
 # packages (fixtures/debian_prefix.sh), signed with a fresh key, verified,
 # self-tested, prepared and run -- the real interpreter prints -- and then
 # built again under another time zone, locale and umask, from a copy of the
-# prefix at another path, to the byte-identical archive and release.
+# prefix at another path, to the byte-identical archive and release.  Then the
+# same interpreter, packed as a conda package in a channel with a lock naming
+# it, is built from the lock by the native installer (format-v3 20.2), run,
+# and rebuilt byte for byte.
 #
 # The workspace is copied into a git repository of its own, committed at a
 # fixed date, so the build sees a clean tree whatever state the checkout is in.
@@ -200,5 +203,63 @@ object2=$tmp/dist2/boxes/hello-box/1.0.0/linux-x86_64-cpu
 expect rebuild-same-archive cmp -s "$archive" "$object2/$(basename "$archive")"
 expect rebuild-same-release cmp -s "$release" "$object2/$(basename "$release")"
 expect rebuild-same-channel cmp -s "$channel" "$tmp/dist2/channels/hello-box/beta/linux-x86_64-cpu.json"
+
+# ---- from the lock: the same interpreter as a real conda package ------------
+# fixtures/python_package.py packs the prefix with cph and writes a lock naming
+# it (and a wheel) under a fake URL; --channel-mirror points that URL at the
+# channel directory.  The box is built with no prefix and no pixi, verified,
+# prepared and run; the wheel is importable from the interpreter (Debian's
+# CPython reads dist-packages: the package's .pth bridges to site-packages);
+# a second build with a cold cache, another TZ, locale and umask gives the
+# same archive.
+if command -v cph >/dev/null; then
+    fake=https://conda.example.invalid/demo
+    whl=$(/usr/bin/python3 "$src/fixtures/wheelgen.py" "$tmp" pure --name hello-extra --version 1.0)
+    sd=$ws/scrolls/$ref
+    printf '[workspace]\nname = "hello-box"\nplatforms = ["linux-64"]\n' >"$sd/pixi.toml"
+    check python-package 0 /usr/bin/python3 "$src/fixtures/python_package.py" "$prefix" \
+        "$tmp/channel" --lock "$sd/pixi.lock" --base-url "$fake" --wheel "$whl"
+    git -C "$ws" add -A && git -C "$ws" commit -q -m "the lock" >/dev/null 2>&1
+    lock_build() { # NAME BUILD_DIR DIST_DIR CACHE
+        check "$1" 0 env SCROLLCASE_CACHE="$4" "$sc" --project-root "$ws" --keys-dir "$keys" \
+            --build-dir "$2" --out-dir "$3" build "$ref" --channel-mirror "$fake=$tmp/channel"
+    }
+    lock_build lock-build "$tmp/build3" "$tmp/dist3" "$tmp/cache3"
+    object3=$tmp/dist3/boxes/hello-box/1.0.0/linux-x86_64-cpu
+    lrelease=$(find "$object3" -name '*.release.json' | head -n1)
+    larchive=$(find "$object3" -name '*.zip' | head -n1)
+    /usr/bin/python3 - "${lrelease:-/nonexistent}" "$sd/pixi.lock" >"$tmp/lock.check" 2>&1 <<'PY'
+import base64, hashlib, json, sys
+release = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payloadBase64"]))
+e = release["provenance"]["environment"]
+lock = hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest()
+ok = e.get("source") == "lock" and e.get("lockSha256") == lock and \
+    e.get("installer", "").startswith("scrollcase ")
+print(json.dumps(e))
+sys.exit(0 if ok else 1)
+PY
+    rc=$?
+    expect lock-release-provenance test "$rc" -eq 0
+    ((rc == 0)) || sed 's/^/  | /' "$tmp/lock.check"
+    check lock-verify-self-test 0 "$sc" verify "$lrelease" --trust "$trust" --self-test
+    check lock-prepare 0 "$sc" prepare "$lrelease" "$tmp/lock-box" --trust "$trust"
+    check lock-conda-meta 0 test -f "$tmp/lock-box/venv/conda-meta/python-3.11.2-debian12_0.json"
+    check lock-run 0 "$sc" run "$lrelease" --trust "$trust" --prepared "$tmp/lock-box" -- --name lock
+    expect_in lock-run-greeting "$tmp/out" "hello from a box, lock!"
+    expect_in lock-run-own-interpreter "$tmp/out" "at $tmp/lock-box/venv/bin/python"
+    check lock-wheel-importable 0 "$tmp/lock-box/venv/bin/python" -c \
+        'import hello_extra, sys; assert hello_extra.__file__.startswith(sys.prefix + "/lib/python3.11/site-packages/"), hello_extra.__file__'
+    (
+        export TZ=Pacific/Kiritimati LC_ALL=C.UTF-8 LANG=C.UTF-8
+        umask 077
+        lock_build lock-rebuild "$tmp/build4" "$tmp/dist4" "$tmp/cache4"
+        echo "$passed $failed" >"$tmp/counts"
+    )
+    read -r passed failed <"$tmp/counts"
+    expect lock-rebuild-same-archive cmp -s "${larchive:-/nonexistent}" \
+        "$tmp/dist4/boxes/hello-box/1.0.0/linux-x86_64-cpu/$(basename "${larchive:-x}")"
+else
+    echo "note: cph (conda-package-handling) is not installed: the build from the lock is not tested"
+fi
 
 finish

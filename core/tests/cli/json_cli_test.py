@@ -116,6 +116,44 @@ packages:
 """.replace("CF", CF)
 
 
+TINY_LOCK = """version: 6
+environments:
+  default:
+    channels:
+    - url: https://conda.example.invalid/
+    packages:
+      linux-64:
+      - conda: {url}
+packages:
+- conda: {url}
+  sha256: {sha}
+  license: MIT
+"""
+
+
+def write_tiny_package(path):
+    """A one-file conda package (.tar.bz2: info/ and the payload in one tar)."""
+    import bz2
+    import io
+    import tarfile
+    data = b"tiny\n"
+    index = json.dumps({"name": "tiny", "version": "1.0", "build": "0", "build_number": 0,
+                        "subdir": "linux-64", "depends": []}).encode()
+    paths = json.dumps({"paths_version": 1, "paths": [
+        {"_path": "share/tiny.txt", "path_type": "hardlink", "size_in_bytes": len(data),
+         "sha256": hashlib.sha256(data).hexdigest()}]}).encode()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as t:
+        for name, body in (("info/index.json", index), ("info/paths.json", paths),
+                           ("share/tiny.txt", data)):
+            ti = tarfile.TarInfo(name)
+            ti.size, ti.mode, ti.mtime = len(body), 0o644, 1700000000
+            t.addfile(ti, io.BytesIO(body))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(bz2.compress(buf.getvalue()))
+
+
 def git(ws, *args):
     subprocess.run(["git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", *args],
                    check=True, capture_output=True,
@@ -241,6 +279,22 @@ def scenario(tmp):
     with open(lock, "w") as f:
         f.write(LOCK % "Zlib")
     J("cpu", "audit cuda", 0, "lic-box/linux-x86_64-cpu")
+    # env-install: this lock's records carry no sha256 (refused before any
+    # download), then a lock naming one real .tar.bz2 by a file:// URL
+    J("no-sha256", "env-install", 1, "lic-box/linux-x86_64-cpu", "--into",
+      os.path.join(tmp, "env-refused"), code="unsupported-lock-package")
+    pkg = os.path.join(tmp, "channel", "linux-64", "tiny-1.0-0.tar.bz2")
+    write_tiny_package(pkg)
+    with open(pkg, "rb") as f:
+        pkg_sha = hashlib.sha256(f.read()).hexdigest()
+    with open(lock, "w") as f:
+        f.write(TINY_LOCK.format(url="file://" + pkg, sha=pkg_sha))
+    doc = J("file-url", "env-install", 0, "lic-box/linux-x86_64-cpu", "--into",
+            os.path.join(tmp, "env"))
+    note("env-install one package", bool(doc) and doc.get("condaPackages") == 1 and
+         os.path.isfile(os.path.join(tmp, "env", "share", "tiny.txt")))
+    with open(lock, "w") as f:
+        f.write(LOCK % "Zlib")
     golden = os.path.join(src, "golden", "audit")
     cuda = os.path.join(ws, "scrolls", "demo", "linux-x86_64-cuda12.4")
     os.makedirs(cuda)
