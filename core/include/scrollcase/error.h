@@ -145,7 +145,7 @@ extern "C" {
     X(SC_E_INVALID_ELF, "invalid-elf")                                       \
     X(SC_E_CUDA_BINARIES_MISSING, "cuda-binaries-missing")                   \
     X(SC_E_CUDA_BINARIES_MISMATCH, "cuda-binaries-mismatch")                 \
-    /* end of issue 22 */
+    /* end of issue 22 */                                               \
     /* issue 26: native lock install (appended below this line) */      \
     X(SC_E_UNSUPPORTED_LOCK_PACKAGE, "unsupported-lock-package")             \
     X(SC_E_LOCK_PLATFORM_MISSING, "lock-platform-missing")                   \
