@@ -1034,6 +1034,7 @@ sc_code sc_tool_run_capture(char *const *argv, const char *cwd, char *out, size_
     spec.stdout_fd = fd;
     spec.stderr_fd = null_fd;
     spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
+    spec.exit_on_forwarded = 1;
     sc_process_result res;
     memset(&res, 0, sizeof res);
     sc_code rc = sc_process_run(&spec, &res, err);

@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "scrollcase/cleanup.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -275,7 +276,9 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
         dir[dir_len] = '\0';
     }
 
-    int fd = -1;
+    int fd = -1, slot = -1;
+    sigset_t held;
+    sc_cleanup_hold(&held); /* the temporary name is never missed by cleanup.h */
     for (unsigned attempt = 0; attempt < 100; attempt++) {
         char suffix[7];
         temp_suffix(suffix, attempt);
@@ -285,6 +288,11 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
         if (fd >= 0 || (errno != EEXIST && errno != EINTR))
             break;
     }
+    if (fd >= 0)
+        slot = sc_cleanup_add_path(tmp);
+    int open_errno = errno;
+    sc_cleanup_release(&held);
+    errno = open_errno;
     if (fd < 0) {
         int e = errno;
         /* ".<name>.tmp-XXXXXX": 12 bytes more than the name itself */
@@ -330,6 +338,7 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
     }
     if (step != NULL) {
         unlink(tmp);
+        sc_cleanup_drop_path(slot, 0);
         sc_code rc = e == EEXIST && !replace
                          ? sc_error_set(err, SC_E_IO, path, "cannot write %s: it exists", path)
                          : sc_error_set(err, SC_E_IO, path, "cannot write %s (%s): %s",
@@ -339,6 +348,7 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
         return rc;
     }
 
+    sc_cleanup_drop_path(slot, 0);
     /* The new name is in place; make the rename itself durable.  File
      * systems that cannot fsync a directory say EINVAL/ENOTSUP: accept. */
     sc_code rc = SC_OK;

@@ -135,6 +135,7 @@ static sc_code run_gate(const char *program, char *const *argv, char *const *env
     spec.timeout_seconds = timeout;
     spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
     spec.own_process_group = 1;
+    spec.exit_on_forwarded = 1;
     if (watch != NULL && watch->meter != NULL && watch->meter->fn != NULL) {
         spec.tick = gate_tick;
         spec.tick_ctx = watch;

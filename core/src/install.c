@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "scrollcase/asset_cache.h"
+#include "scrollcase/cleanup.h"
 #include "scrollcase/cohort.h"
 #include "scrollcase/envelope.h"
 #include "scrollcase/file.h"
@@ -106,7 +107,8 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
         free(cache);
         return oom(err);
     }
-    if (mkdtemp(tmpl) == NULL) {
+    int tmp_slot; /* removed by an interruption too (cleanup.h) */
+    if (sc_cleanup_mkdtemp(tmpl, &tmp_slot) != 0) {
         c = sc_error_set(err, SC_E_IO, tmpdir, "cannot create a temporary directory in %s: %s",
                          tmpdir, strerror(errno));
         free(tmpl);
@@ -176,8 +178,7 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
     free(bytes);
     if (rel_open)
         sc_release_free(&rel);
-    sc_error ignored;
-    (void)sc_file_remove_tree(tmpl, &ignored);
+    (void)sc_cleanup_remove_dir(tmp_slot, tmpl);
     free(tmpl);
     free(cache);
     return c;

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "scrollcase/scroll_edit.h"
+#include "scrollcase/cleanup.h"
 #include "scrollcase/remedy.h"
 
 #include <errno.h>
@@ -944,7 +945,7 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
     sc_json *doc = new_scroll_doc(o, &t, source, default_args);
     char *toml = new_pixi_toml(o, &t), *json = NULL;
     size_t json_len = 0;
-    int made_box = 0, staged = 0;
+    int made_box = 0, staged = 0, box_slot = -1, stage_slot = -1;
     starter st_file = {NULL, NULL, 0};
     struct stat st;
     if (box_dir == NULL || tdir == NULL || stage == NULL || doc == NULL || toml == NULL) {
@@ -959,13 +960,19 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
     if ((rc = sc_json_write(doc, &json, &json_len, err)) != SC_OK)
         goto out;
     if (!sc_is_dir(box_dir)) {
+        sigset_t held;
+        sc_cleanup_hold(&held); /* what it makes, an interruption removes (cleanup.h) */
         if (mkdir(box_dir, 0755) != 0) {
-            rc = sc_error_set(err, SC_E_IO, box_dir, "%s: %s", box_dir, strerror(errno));
+            int e = errno;
+            sc_cleanup_release(&held);
+            rc = sc_error_set(err, SC_E_IO, box_dir, "%s: %s", box_dir, strerror(e));
             goto out;
         }
+        box_slot = sc_cleanup_add_path(box_dir);
+        sc_cleanup_release(&held);
         made_box = 1;
     }
-    if (mkdtemp(stage) == NULL) {
+    if (sc_cleanup_mkdtemp(stage, &stage_slot) != 0) {
         rc = sc_error_set(err, SC_E_IO, box_dir, "%s: %s", box_dir, strerror(errno));
         goto out;
     }
@@ -991,6 +998,8 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
         goto out;
     }
     staged = 0;
+    sc_cleanup_drop_path(stage_slot, 0);
+    stage_slot = -1;
     char *ref = dup_printf("%s/%s", o->box_id, o->target_id);
     sc_scroll *loaded = NULL;
     rc = ref ? sc_scroll_load(scrolls_dir, ref, &loaded, err) : oom(err);
@@ -1000,7 +1009,7 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
         remove_tree2(tdir);
 out:
     if (staged)
-        remove_tree2(stage);
+        (void)sc_cleanup_remove_dir(stage_slot, stage);
     if (rc != SC_OK)
         starter_undo(&st_file);
     else if (st_file.path != NULL && o->generated_script_out != NULL)
@@ -1009,6 +1018,7 @@ out:
     free(source);
     if (rc != SC_OK && made_box)
         rmdir(box_dir);
+    sc_cleanup_drop_path(box_slot, 0);
     free(box_dir);
     free(tdir);
     free(stage);
@@ -1581,7 +1591,8 @@ static sc_code fetch_measure(const sc_author_ctx *c, const char *url, uint64_t *
     char *dir = dup_printf("%s/scrollcase-asset-XXXXXX", base, NULL);
     if (dir == NULL)
         return oom(err);
-    if (mkdtemp(dir) == NULL) {
+    int slot; /* removed by an interruption too (cleanup.h) */
+    if (sc_cleanup_mkdtemp(dir, &slot) != 0) {
         sc_code rc = sc_error_set(err, SC_E_IO, dir, "%s: %s", dir, strerror(errno));
         free(dir);
         return rc;
@@ -1594,14 +1605,7 @@ static sc_code fetch_measure(const sc_author_ctx *c, const char *url, uint64_t *
         rc = c->fetch(c->fetch_ctx, url, dest, size, hex, err);
     else
         rc = sc_download_measure(url, dest, NULL, size, hex, err);
-    if (dest != NULL) {
-        unlink(dest);
-        char *part = dup_printf("%s.part", dest, NULL);
-        if (part != NULL)
-            unlink(part);
-        free(part);
-    }
-    rmdir(dir);
+    (void)sc_cleanup_remove_dir(slot, dir);
     free(dest);
     free(dir);
     if (rc == SC_OK && *size == 0)

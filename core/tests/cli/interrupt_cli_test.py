@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""interrupt_cli_test.py SCROLLCASE SOURCE_DIR — docs/cli.md "Interruptions".
+
+Every command that writes, held at a step it cannot pass on its own, then
+sent SIGINT, SIGTERM or SIGHUP: it ends by that signal, leaves nothing in
+the workspace or TMPDIR that was not there before, and every process it
+started (and what they started) has ended.  The holds are real components,
+not sleeps: an HTTP request the loopback server (fixtures/http_server.py,
+hold=1) never answers, an external signer or a pixi stand-in that reports
+its pid and then waits.  The test waits for the hold to be reached (a line
+in the server's log, a file the held process wrote) before it signals.
+
+  build      held in its external signer (a process group with a helper)
+  install    held fetching the release document
+  add asset  held fetching the asset to measure it
+  lock       held in pixi
+  prepare, run: core/tests/test_box.c holds them mid-extraction (all three
+             signals there).
+Prints "N passed, N failed"; exits 1 on a failure.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SC, SRC = sys.argv[1], sys.argv[2]
+PASSED = FAILED = 0
+SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+def ok(name, cond, detail=""):
+    global PASSED, FAILED
+    if cond:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print("FAIL %s %s" % (name, detail))
+
+
+def tree(*roots):
+    out = set()
+    for root in roots:
+        for d, dirs, files in os.walk(root):
+            for n in dirs + files:
+                out.add(os.path.join(d, n))
+    return out
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def wait_for(cond, what, limit=120.0):
+    """Wait until cond() holds (the command reached its hold); the limit only
+    turns a broken hold into a failure instead of a hang."""
+    end = time.monotonic() + limit
+    while not cond():
+        if time.monotonic() > end:
+            raise RuntimeError("never reached: " + what)
+        time.sleep(0.01)
+
+
+def interrupt(name, argv, env, cwd, reached, roots, pids=lambda _sig: []):
+    """Run argv, wait for reached(), snapshot nothing new, signal, check."""
+    for sig in SIGNALS:
+        label = "%s/%s" % (name, sig.name)
+        before = tree(*roots)
+        p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        try:
+            wait_for(lambda: reached(sig) or p.poll() is not None, label)
+        except RuntimeError as e:
+            p.kill()
+            p.wait()
+            ok(label, False, str(e))
+            continue
+        if p.poll() is not None:
+            ok(label + "/held", False, "ended before its hold: %s" % p.stderr.read().decode())
+            continue
+        started = pids(sig)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=120)
+        ok(label + "/ends-by-the-signal", p.returncode == -sig,
+           "exit %s: %s" % (p.returncode, err.decode()[-400:]))
+        extra = sorted(tree(*roots) - before)
+        ok(label + "/nothing-left", not extra, "left: %s" % extra[:5])
+        still = [pid for pid in started if alive(pid)]
+        ok(label + "/children-ended", not still, "still running: %s" % still)
+        for pid in still:
+            os.kill(pid, signal.SIGKILL)
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    server = None
+    try:
+        tmproot = os.path.join(tmp, "tmproot")
+        os.mkdir(tmproot)
+        env = dict(os.environ, TMPDIR=tmproot, SCROLLCASE_CACHE=os.path.join(tmp, "cache"),
+                   GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                   GIT_COMMITTER_EMAIL="t@t")
+        www = os.path.join(tmp, "www")
+        os.mkdir(www)
+        for name in ("release.json", "w.bin"):
+            with open(os.path.join(www, name), "w") as f:
+                f.write("{}\n")
+        log = os.path.join(tmp, "http.log")
+        open(log, "w").close()
+        server = subprocess.Popen([sys.executable, os.path.join(SRC, "fixtures/http_server.py"),
+                                   www, log], stdout=subprocess.PIPE)
+        port = int(server.stdout.readline())
+        base = "http://127.0.0.1:%d" % port
+
+        def run(*argv, cwd=None):
+            r = subprocess.run([SC] + list(argv), env=env, cwd=cwd, capture_output=True)
+            if r.returncode != 0:
+                raise RuntimeError("%s: %s" % (argv, r.stderr.decode()))
+
+        # ---- the workspace: a box built from a prefix (build_cli_test.sh's) --------
+        ws = os.path.join(tmp, "ws")
+        prefix = os.path.join(tmp, "prefix")
+        os.makedirs(os.path.join(prefix, "bin"))
+        os.makedirs(os.path.join(prefix, "lib/python3/site-packages"))
+        with open(os.path.join(prefix, "bin/python"), "w") as f:
+            f.write('#!/bin/sh\nexec /usr/bin/python3 "$@"\n')
+        os.chmod(os.path.join(prefix, "bin/python"), 0o755)
+        os.makedirs(ws)
+        run("init", cwd=ws)
+        run("new", "scroll", "--box-id", "demo", "--target", "linux-x86_64-cpu",
+            "--source-revision", "abc", "--execution", "script", "--script", "app/main.py",
+            "--generate-script", "--python-version", "3.11", cwd=ws)
+        with open(os.path.join(ws, ".gitignore"), "w") as f:
+            f.write(".scrollcase/\n")
+        subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+        subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
+        subprocess.run(["git", "commit", "-q", "-m", "one"], cwd=ws, check=True, env=env)
+        run("keygen", cwd=ws)
+        trust = os.path.join(ws, ".scrollcase/keys/signing-public.json")
+        build = ["build", "demo/linux-x86_64-cpu", "--environment-prefix", prefix,
+                 "--asset-base-url", "https://boxes.example.test/"]
+        run(*build, cwd=ws)  # the workspace's directories exist from now on
+        shutil.rmtree(os.path.join(ws, ".scrollcase/build"))
+        os.mkdir(os.path.join(ws, ".scrollcase/build"))
+        shutil.rmtree(os.path.join(ws, ".scrollcase/dist"))
+
+        # ---- build, held in its external signer -------------------------------------
+        held = os.path.join(tmp, "held")
+        os.mkdir(held)
+        signer = os.path.join(tmp, "signer.sh")
+        with open(signer, "w") as f:
+            f.write("#!/bin/sh\n"
+                    "cat >/dev/null\n"
+                    "sleep 600 &\n"
+                    "echo $! >\"%s/helper\"\n"
+                    "echo $$ >\"%s/signer.tmp\" && mv \"%s/signer.tmp\" \"%s/signer\"\n"
+                    "wait\n" % (held, held, held, held))
+        os.chmod(signer, 0o755)
+
+        def signer_reached(_sig):
+            return os.path.exists(os.path.join(held, "signer"))
+
+        def signer_pids(_sig):
+            pids = [int(open(os.path.join(held, n)).read()) for n in ("signer", "helper")]
+            for n in ("signer", "helper"):
+                os.unlink(os.path.join(held, n))
+            return pids
+
+        interrupt("build", [SC] + build + ["--signer-command", signer, "--public-key", trust],
+                  env, ws, signer_reached, [ws, tmproot], signer_pids)
+
+        # ---- install, held fetching the release --------------------------------------
+        interrupt("install",
+                  [SC, "install", base + "/release.json?hold=1&n=install", "dest",
+                           "--trust", trust],
+                  env, tmp, lambda sig: _count(log, "n=install") > SIGNALS.index(sig),
+                  [tmp])
+
+        # ---- add asset, held fetching the asset ---------------------------------------
+        interrupt("add-asset",
+                  [SC, "add", "asset", "demo", base + "/w.bin?hold=1&n=asset", "--target",
+                   "linux-x86_64-cpu"],
+                  env, ws, lambda sig: _count(log, "n=asset") > SIGNALS.index(sig),
+                  [ws, tmproot])
+
+        # ---- lock, held in pixi ---------------------------------------------------------
+        pixi = os.path.join(tmp, "pixi")
+        with open(pixi, "w") as f:
+            f.write("#!/bin/sh\n"
+                    "if [ \"$1\" = --version ]; then echo 'pixi 0.73.0'; exit 0; fi\n"
+                    "echo $$ >\"%s/pixi.tmp\" && mv \"%s/pixi.tmp\" \"%s/pixi\"\n"
+                    "exec sleep 600\n" % (held, held, held))
+        os.chmod(pixi, 0o755)
+
+        def pixi_pids(_sig):
+            pid = int(open(os.path.join(held, "pixi")).read())
+            os.unlink(os.path.join(held, "pixi"))
+            return [pid]
+
+        interrupt("lock", [SC, "lock", "demo/linux-x86_64-cpu", "--pixi", pixi], env, ws,
+                  lambda sig: os.path.exists(os.path.join(held, "pixi")), [ws, tmproot],
+                  pixi_pids)
+    finally:
+        if server is not None:
+            server.kill()
+            server.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (PASSED, FAILED))
+    return 1 if FAILED else 0
+
+
+def _count(log, fragment):
+    with open(log) as f:
+        return sum(1 for line in f if fragment in line)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
