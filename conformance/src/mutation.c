@@ -49,7 +49,8 @@ typedef enum {
     M_DUPLICATE_LICENCE_ENTRIES,
     M_ZERO_TOLERANCE_ALLOWED,
     M_UNICODE_CASE_FOLD,
-    M_FEFF_AS_WHITESPACE
+    M_FEFF_AS_WHITESPACE,
+    M_CHANNEL_RELEASE_UNCHECKED
 } mutation;
 
 static const struct {
@@ -87,6 +88,7 @@ static const struct {
     {"zero-tolerance-allowed", M_ZERO_TOLERANCE_ALLOWED},
     {"unicode-case-fold", M_UNICODE_CASE_FOLD},
     {"feff-as-whitespace", M_FEFF_AS_WHITESPACE},
+    {"channel-release-unchecked", M_CHANNEL_RELEASE_UNCHECKED},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -827,6 +829,8 @@ int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output
         return unicode_collision(ctx, code, output);
     case M_FEFF_AS_WHITESPACE:
         return feff_as_whitespace(ctx, code, output);
+    case M_CHANNEL_RELEASE_UNCHECKED:
+        return swallow(code, output, SC_E_CHANNEL_RELEASE_MISMATCH);
     }
     return 0;
 }

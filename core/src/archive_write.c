@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "scrollcase/cleanup.h"
+#include "cleanup_internal.h"
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 #include "crc32_internal.h"

@@ -38,7 +38,7 @@
 #include "scrollcase/asset_archive.h"
 #include "scrollcase/audit.h"
 #include "scrollcase/box.h"
-#include "scrollcase/cleanup.h"
+#include "cleanup_internal.h"
 #include "scrollcase/copy.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/download.h"

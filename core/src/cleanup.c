@@ -9,7 +9,7 @@
  * with the signals held, so the handler never uses a closed descriptor.
  */
 #define _GNU_SOURCE
-#include "scrollcase/cleanup.h"
+#include "cleanup_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -178,13 +178,13 @@ const char *sc_cleanup_path(int slot)
     return g_paths[slot].path;
 }
 
-int sc_cleanup_add_child(pid_t pid, int group)
+int sc_cleanup_add_child(long pid, int group)
 {
     if (pid <= 0)
         return -1;
     for (int i = 0; i < SC_CLEANUP_SLOTS; i++)
         if (claim(&g_children[i].state)) {
-            g_children[i].pid = pid;
+            g_children[i].pid = (pid_t)pid;
             g_children[i].group = group;
             __atomic_store_n(&g_children[i].state, SLOT_SET, __ATOMIC_RELEASE);
             return i;

@@ -27,7 +27,7 @@
 #include <sodium.h>
 
 #include "scrollcase/base64.h"
-#include "scrollcase/cleanup.h"
+#include "cleanup_internal.h"
 #include "scrollcase/file.h"
 
 extern char **environ;

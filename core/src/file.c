@@ -23,7 +23,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "scrollcase/cleanup.h"
+#include "cleanup_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0

@@ -121,7 +121,8 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
     memset(&doc, 0, sizeof doc);
     sc_release rel;
     memset(&rel, 0, sizeof rel);
-    int rel_open = 0;
+    int rel_open = 0, is_channel = 0;
+    size_t index = 0;
     out->release_url = strdup(o->url);
     if (out->release_url == NULL)
         c = oom(err);
@@ -131,7 +132,7 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
         c = sc_envelope_verify(bytes, len, o->trust, SC_DOC_ANY, &doc, err);
     if (c == SC_OK && doc.info.type == SC_DOC_CHANNEL) {
         /* 12: the release this install is served */
-        size_t index = 0;
+        is_channel = 1;
         uint32_t bucket = 0;
         if (o->install_id == NULL)
             c = sc_error_set(err, SC_E_USAGE, NULL,
@@ -157,13 +158,22 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
         c = sc_error_set(err, SC_E_INVALID_MANIFEST, o->url,
                          "%s is neither a channel nor a release; give the URL of one", o->url);
     }
-    sc_verified_document_free(&doc);
+    /* 16.7: the release is the one the channel's entry names: its bytes by
+     * content address first, then, verified, its box, version and target */
+    if (c == SC_OK && is_channel &&
+        (c = sc_channel_release_bytes_check(doc.payload, index, bytes, len, err)) != SC_OK)
+        sc_error_prefix(err, out->channel_url);
     if (c == SC_OK) {
         c = sc_release_open_bytes(bytes, len, o->trust, NULL, &rel, err);
         rel_open = c == SC_OK;
         if (c != SC_OK)
             sc_error_prefix(err, out->release_url);
     }
+    if (c == SC_OK && is_channel &&
+        (c = sc_channel_release_identity_check(doc.payload, index, rel.doc.payload, err)) !=
+            SC_OK)
+        sc_error_prefix(err, out->channel_url);
+    sc_verified_document_free(&doc);
     if (c == SC_OK) {
         out->archive_url = resolve(out->release_url, rel.archive_url);
         if (out->archive_url == NULL)

@@ -12,7 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "scrollcase/scroll_edit.h"
-#include "scrollcase/cleanup.h"
+#include "cleanup_internal.h"
 #include "scrollcase/remedy.h"
 
 #include <errno.h>

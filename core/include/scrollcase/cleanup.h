@@ -19,13 +19,11 @@
  * send the cleanup elsewhere.  The table is fixed-size (SC_CLEANUP_SLOTS
  * paths, as many children); registration is thread-safe.  A name made
  * and registered between sc_cleanup_hold and sc_cleanup_release is never
- * missed by the handler.
+ * missed by the handler (the library holds them with cleanup_internal.h's
+ * sc_cleanup_hold).
  */
 #ifndef SCROLLCASE_CLEANUP_H
 #define SCROLLCASE_CLEANUP_H
-
-#include <signal.h>
-#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,12 +40,6 @@ void sc_cleanup_install(void);
 
 /* 1 once sc_cleanup_install has run. */
 int sc_cleanup_installed(void);
-
-/* Block SIGINT, SIGTERM and SIGHUP on this thread (old: the mask to give
- * back to sc_cleanup_release), so that a name made and then registered is
- * never missed. */
-void sc_cleanup_hold(sigset_t *old);
-void sc_cleanup_release(const sigset_t *old);
 
 /* Register path (a file or directory that exists or is about to be made;
  * its parent must exist): its slot, or -1 when the table is full, the
@@ -72,7 +64,7 @@ const char *sc_cleanup_path(int slot);
 
 /* Register a child process (group: it leads its own process group, which
  * the handler signals as a whole): its slot or -1. */
-int sc_cleanup_add_child(pid_t pid, int group);
+int sc_cleanup_add_child(long pid, int group);
 void sc_cleanup_drop_child(int slot);
 
 /* Run the cleanup and end the process by sig, as the handler does (for a

@@ -140,7 +140,10 @@ extern "C" {
     /* end of issue 16 */                                               \
     /* issue 17: speed (appended below this line) */                    \
     X(SC_E_LIBRARY_MISSING, "library-missing")                               \
-    /* end of issue 17 */
+    /* end of issue 17 */                                               \
+    /* issue 24: faults, round two (appended below this line) */        \
+    X(SC_E_CHANNEL_RELEASE_MISMATCH, "channel-release-mismatch")             \
+    /* end of issue 24 */
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,
