@@ -14,6 +14,7 @@
 
 #include "args.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,18 @@ static sc_code ctx_for(sc_cli_args *a, sc_workspace *ws, sc_author_ctx *c, sc_er
     c->project_root = ws->root;
     c->cwd = a->ws.cwd;
     c->target = sc_cli_value(a, OPT_TARGET);
+    const char *max = sc_cli_value(a, OPT_MAX_SIZE);
+    if (max != NULL) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = max[0] >= '0' && max[0] <= '9' ? strtoull(max, &end, 10) : 0;
+        if (v == 0 || errno != 0 || end == NULL || *end != '\0') {
+            sc_workspace_free(ws);
+            return sc_error_set(err, SC_E_USAGE, "--max-size",
+                                "--max-size takes a whole number of bytes, at least 1: %s", max);
+        }
+        c->max_download_bytes = (uint64_t)v;
+    }
     return SC_OK;
 }
 
@@ -495,7 +508,8 @@ const sc_cli_command sc_cli_author_commands[] = {
      "Downloads URL once to pin sizeBytes and sha256; the path defaults to\n"
      "<modelCacheSubdir>/<last URL segment>.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"URL", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}, {OPT_JSON, NULL}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"},
+                    {OPT_MAX_SIZE, NULL}, {OPT_JSON, NULL}),
      NULL, 0, cmd_add, NULL},
     {"add env", "author", "set an environment member of a box",
      "Sets NAME to VALUE in the scroll's environment (replaced if present).\n\n" ADD_TARGET_TEXT,
@@ -549,7 +563,8 @@ const sc_cli_command sc_cli_author_commands[] = {
      "network) and compares size and sha256: drift is asset-size / asset-hash, or\n"
      "repinned with --repin.  --json prints {localFiles: [...], assets: [...]}.\n",
      SC_CLI_OPERANDS(BOX_OPERAND),
-     SC_CLI_OPTIONS({OPT_REPIN, NULL}, {OPT_CHECK_ASSETS, NULL}, {OPT_JSON, NULL}),
+     SC_CLI_OPTIONS({OPT_REPIN, NULL}, {OPT_CHECK_ASSETS, NULL}, {OPT_MAX_SIZE, NULL},
+                    {OPT_JSON, NULL}),
      NULL, 0, cmd_refresh, NULL},
     SC_CLI_END,
 };

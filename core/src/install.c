@@ -82,7 +82,20 @@ static sc_code fetch_document(const char *url, const char *dir, const char *name
         return oom(err);
     uint64_t size = 0;
     char sha[65];
-    sc_code c = sc_download_measure(url, path, o, &size, sha, err);
+    /* A document is at most SC_FILE_READ_MAX bytes: a server that sends more
+     * (one that never ends) is stopped there, not after the disk is full. */
+    sc_download_options bounded;
+    if (o != NULL)
+        bounded = *o;
+    else
+        memset(&bounded, 0, sizeof bounded);
+    bounded.max_bytes = SC_FILE_READ_MAX;
+    sc_code c = sc_download_measure(url, path, &bounded, &size, sha, err);
+    if (c == SC_E_ASSET_SIZE)
+        c = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url,
+                         "%s sends more than %zu bytes, the most a channel or release "
+                         "document may be",
+                         url, (size_t)SC_FILE_READ_MAX);
     if (c == SC_OK)
         c = sc_file_read(path, bytes, len, NULL, err);
     free(path);

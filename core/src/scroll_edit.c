@@ -1603,8 +1603,12 @@ static sc_code fetch_measure(const sc_author_ctx *c, const char *url, uint64_t *
         rc = oom(err);
     else if (c->fetch != NULL)
         rc = c->fetch(c->fetch_ctx, url, dest, size, hex, err);
-    else
-        rc = sc_download_measure(url, dest, NULL, size, hex, err);
+    else {
+        sc_download_options o;
+        memset(&o, 0, sizeof o);
+        o.max_bytes = c->max_download_bytes; /* bounded while it streams */
+        rc = sc_download_measure(url, dest, &o, size, hex, err);
+    }
     (void)sc_cleanup_remove_dir(slot, dir);
     free(dest);
     free(dir);

@@ -148,6 +148,9 @@ typedef struct sc_author_ctx {
     const char *target;        /* NULL, "all" or a target id */
     sc_author_fetch_fn fetch;  /* NULL: sc_download_measure */
     void *fetch_ctx;
+    /* add asset, refresh --check-assets: the most bytes one download may
+     * bring (download.h's max_bytes; 0 = SC_DOWNLOAD_UNPINNED_MAX) */
+    uint64_t max_download_bytes;
 } sc_author_ctx;
 
 /*

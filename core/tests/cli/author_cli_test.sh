@@ -164,6 +164,17 @@ if [[ -x /usr/bin/python3 && -f $src/fixtures/http_server.py ]]; then
     expect_in add-asset-pin "$S" "\"sha256\": \"$(printf 'asset body' | sha256sum | cut -d' ' -f1)\""
     check add-asset-404 1 "$sc" add asset demo "http://127.0.0.1:$port/m/none.bin" --target $T
     expect_in add-asset-404-code "$tmp/err" "error[download-failed]"
+    # a body that never ends is bounded while it streams (20.3; default 64 GiB)
+    cp "$S" "$tmp/scroll-before"
+    mkdir -p "$tmp/asset-tmp"
+    check add-asset-endless 1 env TMPDIR="$tmp/asset-tmp" "$sc" add asset demo \
+        "http://127.0.0.1:$port/m/endless.bin?endless=1" --target $T --max-size 100000
+    expect_in add-asset-endless-code "$tmp/err" "error[asset-size]"
+    expect_in add-asset-endless-bound "$tmp/err" "more than 100000 bytes"
+    expect add-asset-endless-unchanged cmp -s "$S" "$tmp/scroll-before"
+    expect add-asset-endless-tmp-empty test -z "$(ls -A "$tmp/asset-tmp")"
+    check add-asset-max-size-zero 2 "$sc" add asset demo "$url" --target $T --max-size 0
+    expect_in add-asset-max-size-zero-says "$tmp/err" "--max-size takes a whole number of bytes"
     requests=$(wc -l <"$tmp/http.log")
     check refresh-no-network 0 "$sc" refresh demo
     [[ $(wc -l <"$tmp/http.log") == "$requests" ]] && passed=$((passed + 1)) ||

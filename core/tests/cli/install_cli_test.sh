@@ -149,6 +149,11 @@ expect_in channel-needs-install-id "$tmp/err" "--install-id"
 check needs-trust 2 "$sc" install "$base/channel.json" "$tmp/d-x"
 check not-a-document 1 "$sc" install "$base/box.zip" "$tmp/d-x" --trust "$trust"
 expect not-a-document-nothing-at-dest test ! -e "$tmp/d-x"
+# a document that streams for ever stops at 64 MiB, the most a document may be
+check endless-document 1 "$sc" install "$base/doc.json?endless=1" "$tmp/d-x" --trust "$trust"
+expect_in endless-document-code "$tmp/err" "error[download-failed]"
+expect_in endless-document-says "$tmp/err" "sends more than 67108864 bytes, the most a channel or release document may be"
+expect endless-document-nothing-at-dest test ! -e "$tmp/d-x"
 
 # ---- a channel is bound to its release (format-v3 16.7) ---------------------------------
 for ch in channel-swapped channel-no-address channel-other-version; do
