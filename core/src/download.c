@@ -283,8 +283,8 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
     if (loaded != SC_OK)
         return loaded;
     pthread_once(&g_curl_once, curl_init_once);
-    if (g_curl_init_result != CURLE_OK)
-        return sc_error_set(err, SC_E_INTERNAL, NULL, "libcurl could not be initialised: %s",
+    if (g_curl_init_result != CURLE_OK) /* its only failure is an allocation */
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "libcurl could not be initialised: %s",
                             cu->easy_strerror(g_curl_init_result));
 
     size_t dlen = strlen(dest);

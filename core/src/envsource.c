@@ -689,8 +689,9 @@ static sc_code copy_plan_run(copy_plan *p, unsigned jobs, sc_error *err)
     atomic_init(&p->fail_min, SIZE_MAX);
     atomic_init(&p->linked_bytes, 0);
     p->fail_code = SC_OK;
-    if (pthread_mutex_init(&p->mu, NULL) != 0)
-        return sc_error_set(err, SC_E_INTERNAL, NULL, "cannot start the environment copy");
+    if (pthread_mutex_init(&p->mu, NULL) != 0) /* ENOMEM or EAGAIN: a resource */
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
+                            "out of memory starting the environment copy");
     size_t nt = sc_jobs_resolve(jobs);
     if (nt > p->n)
         nt = p->n;
@@ -1292,8 +1293,8 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
     deferred_link *links = NULL;
     size_t nlinks = 0, caplinks = 0;
     if (la->read_open_filename(a, tarball, 65536) != ARCHIVE_OK) {
-        rc = sc_error_set(err, SC_E_RELOCATION_FAILED, tarball, "cannot read packed environment %s: %s",
-                          tarball, la->error_string(a));
+        rc = sc_error_set(err, sc_lazy_archive_code(la, a, SC_E_RELOCATION_FAILED), tarball,
+                          "cannot read packed environment %s: %s", tarball, la->error_string(a));
         la->read_free(a);
         return rc;
     }
@@ -1374,8 +1375,8 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
             }
             if (rc == SC_OK) {
                 if (la->read_data_into_fd(a, fd) != ARCHIVE_OK)
-                    rc = sc_error_set(err, SC_E_RELOCATION_FAILED, nm,
-                                      "cannot unpack %s: %s", nm, la->error_string(a));
+                    rc = sc_error_set(err, sc_lazy_archive_code(la, a, SC_E_RELOCATION_FAILED),
+                                      nm, "cannot unpack %s: %s", nm, la->error_string(a));
                 else if (fchmod(fd, la->entry_perm(e) & 0777) != 0)
                     rc = io_fail(err, dst, "cannot set the mode of");
             }
@@ -1416,8 +1417,8 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
         free(name);
     }
     if (rc == SC_OK && r != ARCHIVE_EOF)
-        rc = sc_error_set(err, SC_E_RELOCATION_FAILED, tarball, "cannot read packed environment %s: %s",
-                          tarball, la->error_string(a));
+        rc = sc_error_set(err, sc_lazy_archive_code(la, a, SC_E_RELOCATION_FAILED), tarball,
+                          "cannot read packed environment %s: %s", tarball, la->error_string(a));
     la->read_free(a);
     if (rc == SC_OK && nlinks > 0)
         qsort(links, nlinks, sizeof *links, link_cmp);

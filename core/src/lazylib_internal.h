@@ -53,7 +53,14 @@ typedef struct sc_archive_api {
     const char *(*entry_symlink)(struct archive_entry *e);
     __LA_MODE_T (*entry_filetype)(struct archive_entry *e);
     __LA_MODE_T (*entry_perm)(struct archive_entry *e);
+    int (*errno_)(struct archive *a);
 } sc_archive_api;
+
+/* The code of a libarchive failure on a: out-of-memory when libarchive says
+ * ENOMEM (an allocation under a memory limit), io-error for a full disk, a
+ * quota or the file-size limit (ENOSPC, EDQUOT, EFBIG, EIO), else
+ * otherwise. */
+sc_code sc_lazy_archive_code(const sc_archive_api *la, struct archive *a, sc_code otherwise);
 
 /* The libcurl table, loading libcurl on the first call.  *api is set on
  * SC_OK; on failure err says which library or symbol is missing. */

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""interrupt_cli_test.py SCROLLCASE SOURCE_DIR — docs/cli.md "Interruptions".
+"""faults_cli_test.py SCROLLCASE SOURCE_DIR — docs/cli.md "Interruptions" and
+resource limits (issue 24).
 
 Every command that writes, held at a step it cannot pass on its own, then
 sent SIGINT, SIGTERM or SIGHUP: it ends by that signal, leaves nothing in
@@ -17,6 +18,15 @@ in the server's log, a file the held process wrote) before it signals.
   lock       held in pixi
   prepare, run: core/tests/test_box.c holds them mid-extraction (all three
              signals there).
+
+Resource limits, run under prlimit(1):
+  file size  build, prepare and run under a 1000 KiB RLIMIT_FSIZE, with a
+             3 MB file in the box: each ends with io-error (SIGXFSZ never
+             ends them) and leaves nothing (16.2 step 5: a quota is io-error);
+  memory     build --jobs 4 under address-space limits from 10 to 40 MiB:
+             each run succeeds or fails with exit 1 and a code that is not
+             internal, and leaves no scratch.  Skipped where the program
+             cannot start under 64 MiB (sanitizer builds reserve more).
 Prints "N passed, N failed"; exits 1 on a failure.
 """
 
@@ -135,11 +145,25 @@ def main():
         with open(os.path.join(prefix, "bin/python"), "w") as f:
             f.write('#!/bin/sh\nexec /usr/bin/python3 "$@"\n')
         os.chmod(os.path.join(prefix, "bin/python"), 0o755)
+        site = os.path.join(prefix, "lib/python3/site-packages")
+        with open(os.path.join(site, "big.bin"), "wb") as f:  # past a 1000 KiB file-size limit
+            f.write(os.urandom(3 * 1024 * 1024))
+        os.mkdir(os.path.join(site, "many"))
+        for i in range(400):  # hashing threads have work under a memory limit
+            with open(os.path.join(site, "many", "m%d.py" % i), "w") as f:
+                f.write("V = %d\n" % i)
         os.makedirs(ws)
         run("init", cwd=ws)
         run("new", "scroll", "--box-id", "demo", "--target", "linux-x86_64-cpu",
             "--source-revision", "abc", "--execution", "script", "--script", "app/main.py",
             "--generate-script", "--python-version", "3.11", cwd=ws)
+        # a self-test that cannot start under a memory limit may hang: 3 s, not 180
+        scroll = os.path.join(ws, "scrolls/demo/linux-x86_64-cpu/scroll.json")
+        with open(scroll) as f:
+            doc = json.load(f)
+        doc["selfTest"]["timeoutSeconds"] = 3
+        with open(scroll, "w") as f:
+            f.write(json.dumps(doc, indent=2) + "\n")
         with open(os.path.join(ws, ".gitignore"), "w") as f:
             f.write(".scrollcase/\n")
         subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
@@ -210,6 +234,8 @@ def main():
         interrupt("lock", [SC, "lock", "demo/linux-x86_64-cpu", "--pixi", pixi], env, ws,
                   lambda sig: os.path.exists(os.path.join(held, "pixi")), [ws, tmproot],
                   pixi_pids)
+
+        limits(env, ws, build, trust, tmproot)
     finally:
         if server is not None:
             server.kill()
@@ -217,6 +243,61 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (PASSED, FAILED))
     return 1 if FAILED else 0
+
+
+def limited(prlimit, argv, env, cwd):
+    return subprocess.run(["prlimit"] + prlimit + ["--"] + argv, env=env, cwd=cwd,
+                          capture_output=True)
+
+
+def limits(env, ws, build, trust, tmproot):
+    if shutil.which("prlimit") is None:
+        print("SKIP resource limits: no prlimit (util-linux)")
+        return
+    scratch = os.path.join(ws, ".scrollcase/build")
+    # ---- a file-size limit: io-error, never SIGXFSZ, nothing left ----------------
+    fsize = ["--fsize=%d" % (1000 * 1024)]
+    before = tree(ws, tmproot)
+    r = limited(fsize, [SC] + build, env, ws)
+    ok("fsize/build/io-error", r.returncode == 1 and b"error[io-error]" in r.stderr,
+       "exit %s: %s" % (r.returncode, r.stderr.decode()[-300:]))
+    ok("fsize/build/nothing-left", tree(ws, tmproot) == before,
+       "left: %s" % sorted(tree(ws, tmproot) - before)[:3])
+    r = subprocess.run([SC] + build, env=env, cwd=ws, capture_output=True)
+    ok("fsize/build-unlimited", r.returncode == 0, r.stderr.decode()[-300:])
+    dist = os.path.join(ws, ".scrollcase/dist")
+    rel = sorted(os.path.join(d, n) for d, _, files in os.walk(dist)
+                 for n in files if n.endswith(".release.json"))[-1]
+    for name, argv in (("prepare", [SC, "prepare", rel, os.path.join(tmproot, "dest"),
+                                    "--trust", trust]),
+                       ("run", [SC, "run", rel, "--trust", trust])):
+        before = tree(ws, tmproot)
+        r = limited(fsize, argv, env, ws)
+        ok("fsize/%s/io-error" % name, r.returncode == 1 and b"error[io-error]" in r.stderr,
+           "exit %s: %s" % (r.returncode, r.stderr.decode()[-300:]))
+        ok("fsize/%s/nothing-left" % name, tree(ws, tmproot) == before,
+           "left: %s" % sorted(tree(ws, tmproot) - before)[:3])
+    # ---- address-space limits: out-of-memory (or success), never internal ------
+    if limited(["--as=%d" % (64 << 20)], [SC, "--version"], env, ws).returncode != 0:
+        print("SKIP address-space limits: the program does not start under 64 MiB")
+        return
+    shutil.rmtree(scratch)
+    os.mkdir(scratch)
+    codes = {}
+    for mib in range(10, 41, 2):
+        r = limited(["--as=%d" % (mib << 20)], [SC] + build + ["--jobs", "4"], env, ws)
+        if r.returncode == 127:  # the dynamic loader itself did not fit
+            continue
+        err = r.stderr.decode()
+        code = err.split("error[", 1)[1].split("]", 1)[0] if "error[" in err else "-"
+        codes[code] = codes.get(code, 0) + 1
+        ok("as/%d/clean-exit" % mib, r.returncode in (0, 1),
+           "exit %s: %s" % (r.returncode, err[-300:]))
+        ok("as/%d/never-internal" % mib, code != "internal", err[-300:])
+        if r.returncode != 0:
+            ok("as/%d/no-scratch" % mib, os.listdir(scratch) == [],
+               "left: %s" % os.listdir(scratch))
+    ok("as/some-out-of-memory", codes.get("out-of-memory", 0) > 0, "codes: %s" % codes)
 
 
 def _count(log, fragment):
