@@ -370,16 +370,25 @@ static int add_requirements(sc_cli_args *a)
         sc_requirements_free(&req);
         return report(&err);
     }
-    sc_json *deps = sc_cli_json() ? sc_json_new_array() : NULL;
-    for (size_t i = 0; c == SC_OK && i <= req.ndeps; i++) {
-        const char *name = i < req.ndeps ? req.deps[i].name : one;
-        const char *spec = i < req.ndeps ? req.deps[i].spec : sc_cli_value(a, OPT_VERSION_ARG);
-        if (name == NULL)
-            continue;
-        c = sc_author_add(&ctx, SC_AUTHOR_DEP, box, name, NULL, spec, &err);
-        if (c == SC_OK && deps == NULL)
+    /* every dependency in one staged edit: all of them or none (issue 24) */
+    size_t n = req.ndeps + (one != NULL);
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    const char **specs = malloc((n ? n : 1) * sizeof *specs);
+    if (names == NULL || specs == NULL)
+        c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    for (size_t i = 0; c == SC_OK && i < n; i++) {
+        names[i] = i < req.ndeps ? req.deps[i].name : one;
+        specs[i] = i < req.ndeps ? req.deps[i].spec : sc_cli_value(a, OPT_VERSION_ARG);
+    }
+    if (c == SC_OK)
+        c = sc_author_add_deps(&ctx, box, names, specs, n, &err);
+    sc_json *deps = sc_cli_json() && c == SC_OK ? sc_json_new_array() : NULL;
+    for (size_t i = 0; c == SC_OK && i < n; i++) {
+        const char *name = names[i];
+        const char *spec = specs[i];
+        if (deps == NULL)
             printf("added dep %s = \"%s\": box %s updated\n", name, spec ? spec : "*", box);
-        if (c == SC_OK && deps != NULL) {
+        if (deps != NULL) {
             sc_json *o = sc_json_new_object();
             if (o == NULL || sc_json_object_append(o, "name", sc_json_new_string(name)) ||
                 sc_json_object_append(o, "spec", sc_json_new_string(spec ? spec : "*")) ||
@@ -389,6 +398,8 @@ static int add_requirements(sc_cli_args *a)
             }
         }
     }
+    free(names);
+    free(specs);
     sc_workspace_free(&ws);
     int rc;
     if (c != SC_OK) {

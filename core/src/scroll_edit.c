@@ -1354,88 +1354,139 @@ static sc_code by_hand(const char *path, const char *what, const char *name, sc_
                         path, what, name);
 }
 
+/* One change of [dependencies]: spec NULL removes name, else sets it. */
+typedef struct dep_change {
+    const char *name;
+    const char *spec;
+} dep_change;
+
+static int dep_change_cmp(const void *a, const void *b)
+{
+    const dep_change *const *x = a, *const *y = b;
+    int c = strcmp((*x)->name, (*y)->name);
+    return c != 0 ? c : (*x < *y ? -1 : *x > *y);
+}
+
 /*
- * Edit the [dependencies] table of a pixi.toml: spec NULL removes `name`,
- * else sets it to "spec".  Only the bytes of that entry change: an existing
- * value is replaced where it stands; a new entry goes after the last entry
- * of the [dependencies] section (or beside the dotted `dependencies.x`
- * lines, or into an inline table), else into a new [dependencies] section
- * at the end; a removed entry takes its whole line (its comment included).
- * *found: the name was there.
+ * Edit the [dependencies] table of a pixi.toml with n changes at once (the
+ * file is parsed once and written once, so n changes cost what one does
+ * plus their own bytes: linear).  A name given twice takes its last spec.
+ * Only the bytes of the entries change: an existing value is replaced where
+ * it stands; new entries go, in the order given, after the last entry of
+ * the [dependencies] section (or beside the dotted `dependencies.x` lines,
+ * or into an inline table), else into a new [dependencies] section at the
+ * end; a removed entry takes its whole line (its comment included).
+ * *found: a name was there.
  */
-static sc_code dep_edit(const char *path, const char *text, size_t len, const char *name,
-                        const char *spec, sc_strbuf *out, int *found, sc_error *err)
+static sc_code dep_edit_many(const char *path, const char *text, size_t len,
+                             const dep_change *ch, size_t n, sc_strbuf *out, int *found,
+                             sc_error *err)
 {
     *found = 0;
+    /* the last change of each name wins: mark the others (sorted copy) */
+    unsigned char *skip = n > 0 ? calloc(n, 1) : NULL;
+    const dep_change **order = n > 0 ? malloc(n * sizeof *order) : NULL;
+    if (n > 0 && (skip == NULL || order == NULL)) {
+        free(skip);
+        free(order);
+        return oom(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = &ch[i];
+    if (n > 1)
+        qsort(order, n, sizeof *order, dep_change_cmp);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (strcmp(order[i]->name, order[i + 1]->name) == 0)
+            skip[order[i] - ch] = 1;
+    free(order);
     sc_toml *doc = NULL;
     sc_code rc = sc_toml_read(text, len, path, &doc, err);
-    if (rc != SC_OK)
+    if (rc != SC_OK) {
+        free(skip);
         return rc;
-    sc_strbuf qb = SC_STRBUF_INIT, nb = SC_STRBUF_INIT;
-    int bad = sc_strbuf_printf(&qb, "\"%s\"", spec ? spec : "") != SC_OK;
-    const char *quoted = qb.p ? qb.p : "";
+    }
+    sc_strbuf qb = SC_STRBUF_INIT, nb = SC_STRBUF_INIT, adds = SC_STRBUF_INIT;
+    int bad = 0;
+    size_t nadds = 0;
     edit_list l;
     memset(&l, 0, sizeof l);
     const sc_toml *deps = sc_toml_get(doc, "dependencies");
-    const sc_toml *m = deps ? sc_toml_get(deps, name) : NULL;
-    *found = m != NULL;
-    if (deps != NULL && deps->type != SC_TOML_TABLE) {
+    if (deps != NULL && deps->type != SC_TOML_TABLE)
         rc = sc_error_set(err, SC_E_INVALID_PIXI_TOML, path, "%s: dependencies is not a table",
                           path);
-    } else if (m != NULL && m->origin == SC_TOML_VALUE) {
-        if (spec != NULL) {
-            bad = bad || edit_push(&l, m->value.start, m->value.end, quoted);
-        } else if (deps->origin == SC_TOML_VALUE) {
-            /* inside an inline table: the entry and one comma beside it */
-            const sc_toml *prev = NULL;
-            for (const sc_toml *c = deps->child; c != NULL && c != m; c = c->next)
-                prev = c;
-            if (m->next != NULL)
-                bad = bad || edit_push(&l, m->entry.start, m->next->entry.start, "");
-            else if (prev != NULL)
-                bad = bad || edit_push(&l, prev->entry.end, m->entry.end, "");
+    const char *pre = deps != NULL && deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
+    int inline_table = deps != NULL && deps->origin == SC_TOML_VALUE;
+    for (size_t i = 0; rc == SC_OK && !bad && i < n; i++) {
+        if (skip[i])
+            continue;
+        const char *name = ch[i].name, *spec = ch[i].spec;
+        sc_strbuf_truncate(&qb, 0);
+        bad = sc_strbuf_printf(&qb, "\"%s\"", spec ? spec : "") != SC_OK;
+        const char *quoted = qb.p ? qb.p : "";
+        const sc_toml *m = deps ? sc_toml_get(deps, name) : NULL;
+        *found |= m != NULL;
+        if (m != NULL && m->origin == SC_TOML_VALUE) {
+            if (spec != NULL) {
+                bad = bad || edit_push(&l, m->value.start, m->value.end, quoted);
+            } else if (inline_table) {
+                /* inside an inline table: the entry and one comma beside it */
+                const sc_toml *prev = NULL;
+                for (const sc_toml *c = deps->child; c != NULL && c != m; c = c->next)
+                    prev = c;
+                if (m->next != NULL)
+                    bad = bad || edit_push(&l, m->entry.start, m->next->entry.start, "");
+                else if (prev != NULL)
+                    bad = bad || edit_push(&l, prev->entry.end, m->entry.end, "");
+                else
+                    bad = bad || edit_push(&l, m->entry.start, m->entry.end, "");
+            } else {
+                bad = bad || edit_push(&l, line_start(text, m->entry.start), m->line_end, "");
+            }
+        } else if (m != NULL && m->origin == SC_TOML_DOTTED && !inline_table) {
+            /* `name.version = ...` lines: all of them go; a new line takes the first one's place */
+            size_t first = (size_t)-1;
+            bad = bad || statement_lines(text, m, &l, &first);
+            if (!bad && spec != NULL)
+                bad = edit_push(&l, first, first, text_of(&nb, "%s%s = %s\n", pre, name, quoted));
+        } else if (m != NULL) {
+            rc = by_hand(path, "the dependency is written as a table:", name, err);
+        } else if (spec != NULL) {
+            /* new: gathered, then placed in one edit below */
+            if (inline_table)
+                bad = sc_strbuf_printf(&adds, "%s%s = %s",
+                                       nadds > 0 || deps->last != NULL ? ", " : " ", name,
+                                       quoted) != SC_OK;
             else
-                bad = bad || edit_push(&l, m->entry.start, m->entry.end, "");
-        } else {
-            bad = bad || edit_push(&l, line_start(text, m->entry.start), m->line_end, "");
+                bad = sc_strbuf_printf(&adds, "%s%s = %s\n", deps != NULL ? pre : "", name,
+                                       quoted) != SC_OK;
+            nadds++;
         }
-    } else if (m != NULL && m->origin == SC_TOML_DOTTED && deps->origin != SC_TOML_VALUE) {
-        /* `name.version = ...` lines: all of them go; a new line takes the first one's place */
-        size_t first = (size_t)-1;
-        bad = bad || statement_lines(text, m, &l, &first);
-        if (!bad && spec != NULL) {
-            const char *pre = deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
-            bad = edit_push(&l, first, first, text_of(&nb, "%s%s = %s\n", pre, name, quoted));
-        }
-    } else if (m != NULL) {
-        rc = by_hand(path, "the dependency is written as a table:", name, err);
-    } else if (spec == NULL) {
-        /* nothing to remove */
-    } else if (deps != NULL && deps->origin == SC_TOML_VALUE) {
-        if (deps->last != NULL) {
-            size_t at = deps->last->entry.end;
-            bad = bad || edit_push(&l, at, at, text_of(&nb, ", %s = %s", name, quoted));
-        } else {
-            size_t at = deps->value.end - 1; /* before the } */
-            bad = bad || edit_push(&l, at, at, text_of(&nb, " %s = %s ", name, quoted));
-        }
-    } else if (deps != NULL &&
-               (deps->origin == SC_TOML_HEADER || deps->origin == SC_TOML_DOTTED)) {
-        size_t at = deps->body_end;
-        const char *nl = at > 0 && text[at - 1] != '\n' ? "\n" : "";
-        const char *pre = deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
-        bad = bad || edit_push(&l, at, at, text_of(&nb, "%s%s%s = %s\n", nl, pre, name, quoted));
-    } else {
-        /* no [dependencies] yet (or only [dependencies.x] tables): a new section at the end */
-        const char *nl = len > 0 && text[len - 1] != '\n' ? "\n" : "";
-        const char *gap = len > 0 ? "\n" : "";
-        bad = bad || edit_push(&l, len, len,
-                               text_of(&nb, "%s%s[dependencies]\n%s = %s\n", nl, gap, name,
-                                       quoted));
     }
+    if (rc == SC_OK && !bad && nadds > 0) {
+        const char *a = adds.p;
+        if (inline_table && deps->last != NULL) {
+            size_t at = deps->last->entry.end;
+            bad = edit_push(&l, at, at, a);
+        } else if (inline_table) {
+            size_t at = deps->value.end - 1; /* before the } */
+            bad = edit_push(&l, at, at, text_of(&nb, "%s ", a));
+        } else if (deps != NULL &&
+                   (deps->origin == SC_TOML_HEADER || deps->origin == SC_TOML_DOTTED)) {
+            size_t at = deps->body_end;
+            const char *nl = at > 0 && text[at - 1] != '\n' ? "\n" : "";
+            bad = edit_push(&l, at, at, text_of(&nb, "%s%s", nl, a));
+        } else {
+            /* no [dependencies] yet (or only [dependencies.x] tables): a new section at the end */
+            const char *nl = len > 0 && text[len - 1] != '\n' ? "\n" : "";
+            const char *gap = len > 0 ? "\n" : "";
+            bad = edit_push(&l, len, len, text_of(&nb, "%s%s[dependencies]\n%s", nl, gap, a));
+        }
+    }
+    free(skip);
     sc_toml_free(doc);
     sc_strbuf_free(&qb);
     sc_strbuf_free(&nb);
+    sc_strbuf_free(&adds);
     if (rc == SC_OK && bad)
         rc = oom(err);
     if (rc != SC_OK) {
@@ -1462,17 +1513,30 @@ static sc_code dep_edit(const char *path, const char *text, size_t len, const ch
     return rc;
 }
 
-static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *name,
-                         const char *spec, sc_error *err)
+/* Check one change's name and spec. */
+static sc_code dep_change_check(const dep_change *d, sc_error *err)
 {
-    if (!conda_name(name))
-        return sc_error_set(err, SC_E_USAGE, name,
+    if (!conda_name(d->name))
+        return sc_error_set(err, SC_E_USAGE, d->name,
                             "%s is not a conda package name (^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$)",
-                            name);
-    if (spec != NULL && (!toml_safe(spec) || strlen(spec) > 256))
+                            d->name);
+    if (d->spec != NULL && (!toml_safe(d->spec) || strlen(d->spec) > 256))
         return sc_error_set(err, SC_E_USAGE, "--version",
                             "--version must be 1-256 characters without quotes, backslashes "
                             "or control characters");
+    return SC_OK;
+}
+
+/* Every change checked, then all made in one staged edit of each pixi.toml
+ * of the box (all or nothing). */
+static sc_code edit_deps_many(const sc_author_ctx *c, const char *box, const dep_change *ch,
+                              size_t n, sc_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        sc_code rc = dep_change_check(&ch[i], err);
+        if (rc != SC_OK)
+            return rc;
+    }
     edit_set s;
     sc_code rc = select_files(c, box, 1, &s, err);
     int any = 0;
@@ -1480,7 +1544,7 @@ static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *na
         edit_file *e = &s.f[i];
         sc_strbuf b = SC_STRBUF_INIT;
         int found = 0;
-        rc = dep_edit(e->path, e->orig, e->orig_len, name, spec, &b, &found, err);
+        rc = dep_edit_many(e->path, e->orig, e->orig_len, ch, n, &b, &found, err);
         if (rc == SC_OK && b.p == NULL && sc_strbuf_adds(&b, "") != SC_OK)
             rc = oom(err);
         if (rc != SC_OK) {
@@ -1493,12 +1557,37 @@ static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *na
         sc_json_free(check);
         e->new_bytes = sc_strbuf_detach(&b, &e->new_len);
     }
-    if (rc == SC_OK && spec == NULL && !any)
-        rc = sc_error_set(err, SC_E_USAGE, name, "no dependency %s in the pixi.toml of box %s",
-                          name, box);
+    if (rc == SC_OK && n == 1 && ch[0].spec == NULL && !any)
+        rc = sc_error_set(err, SC_E_USAGE, ch[0].name,
+                          "no dependency %s in the pixi.toml of box %s", ch[0].name, box);
     if (rc == SC_OK)
         rc = commit(c, &s, err);
     edit_set_free(&s);
+    return rc;
+}
+
+static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *name,
+                         const char *spec, sc_error *err)
+{
+    dep_change one = {name, spec};
+    return edit_deps_many(c, box, &one, 1, err);
+}
+
+sc_code sc_author_add_deps(const sc_author_ctx *c, const char *box, const char *const *names,
+                           const char *const *specs, size_t n, sc_error *err)
+{
+    sc_error_clear(err);
+    if (n == 0)
+        return sc_error_set(err, SC_E_USAGE, box, "no dependency to add");
+    dep_change *ch = malloc(n * sizeof *ch);
+    if (ch == NULL)
+        return oom(err);
+    for (size_t i = 0; i < n; i++) {
+        ch[i].name = names[i];
+        ch[i].spec = specs != NULL && specs[i] != NULL ? specs[i] : "*";
+    }
+    sc_code rc = edit_deps_many(c, box, ch, n, err);
+    free(ch);
     return rc;
 }
 

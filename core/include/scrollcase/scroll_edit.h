@@ -172,6 +172,15 @@ sc_code sc_author_add(const sc_author_ctx *c, sc_author_kind kind,
                       const char *version, sc_error *err);
 
 /*
+ * add dep for n names at once (specs[i] NULL or specs NULL: "*"): every
+ * name and spec is checked first, then each pixi.toml of the box is edited
+ * once and the edit staged like any other: all n or nothing.  A name given
+ * twice takes its last spec.  The cost is linear in n and the file.
+ */
+sc_code sc_author_add_deps(const sc_author_ctx *c, const char *box, const char *const *names,
+                           const char *const *specs, size_t n, sc_error *err);
+
+/*
  * remove <kind> BOX VALUE: file and asset by relativePath (or by source
  * path / URL), env by NAME, import by name, dep by name.  Nothing matching
  * in the chosen files is usage; removing the last import of a scroll is

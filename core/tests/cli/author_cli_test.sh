@@ -107,6 +107,21 @@ expect_in add-dep-full-toml-line "$P" 'zlib = "1.3"'
 expect add-dep-full-toml-place [ "$(grep -n 'zlib = ' "$P" | cut -d: -f1)" -lt "$(grep -n '^\[tasks\]' "$P" | cut -d: -f1)" ]
 check remove-dep-full-toml 0 "$sc" remove dep demo zlib
 expect remove-dep-full-toml-bytes cmp -s "$P" "$tmp/pixi.before"
+# add dep --from-requirements is one staged edit: all or nothing (issue 24)
+cp "$P" "$tmp/pixi.keep"
+printf '\n[dependencies.scipy]\nversion = "1.0"\n' >>"$P"
+cp "$P" "$tmp/pixi.before"
+printf 'numpy>=1.26\npandas\nscipy\n' >"$tmp/req.txt"
+check add-deps-all-or-nothing 1 "$sc" add dep demo --from-requirements "$tmp/req.txt"
+expect_in add-deps-all-or-nothing-code "$tmp/err" "error[invalid-pixi-toml]"
+expect add-deps-all-or-nothing-untouched cmp -s "$P" "$tmp/pixi.before"
+cp "$tmp/pixi.keep" "$P"
+# ... and linear: 50,000 lines are one edit (bench/requirements_scaling.py has the ratio)
+awk 'BEGIN { for (i = 0; i < 50000; i++) printf "p%d\n", i }' >"$tmp/req50k.txt"
+check add-deps-50000 0 "$sc" add dep demo --from-requirements "$tmp/req50k.txt"
+expect add-deps-50000-all test "$(grep -c '^p[0-9]* = "\*"$' "$P")" = 50000
+expect add-deps-50000-last test "$(grep -c '^p49999 = "\*"$' "$P")" = 1
+cp "$tmp/pixi.keep" "$P"
 check remove-env 0 "$sc" remove env demo HF_HUB_OFFLINE
 expect_not_in remove-env-gone "$S" "environment"
 check remove-import 0 "$sc" remove import demo email.mime
