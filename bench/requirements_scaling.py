@@ -6,6 +6,7 @@ against the length of the file: the median wall time of N and 4N lines
 linear edit gives about 4; issue 24 measured 13 before the edit was one.
 Ratios only: nothing here asserts a time."""
 
+import os
 import statistics
 import subprocess
 import sys
@@ -29,7 +30,7 @@ def run_once(sc, lines):
 
 
 def main():
-    sc = sys.argv[1] if len(sys.argv) > 1 else "scrollcase"
+    sc = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else "scrollcase"
     n, rounds = 12500, 5
     small = statistics.median(run_once(sc, n) for _ in range(rounds))
     large = statistics.median(run_once(sc, 4 * n) for _ in range(rounds))
