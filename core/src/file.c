@@ -112,6 +112,14 @@ sc_code sc_file_open_regular(const char *path, unsigned flags, int *fdp, struct 
 sc_code sc_file_read(const char *path, char **bytes, size_t *len,
                      int *missing, sc_error *err)
 {
+    return sc_file_read_bounded(path, SC_FILE_READ_MAX, SC_E_IO, bytes, len, missing, err);
+}
+
+sc_code sc_file_read_bounded(const char *path, size_t max, sc_code too_large, char **bytes,
+                             size_t *len, int *missing, sc_error *err)
+{
+    if (max > SC_FILE_READ_MAX)
+        max = SC_FILE_READ_MAX;
     if (missing != NULL)
         *missing = 0;
     if (bytes != NULL)
@@ -131,11 +139,14 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
         return oc;
     }
 
+    if (st.st_size > 0 && (uintmax_t)st.st_size > (uintmax_t)max) {
+        close(fd);
+        return sc_error_set(err, too_large, path, "%s is larger than %zu bytes", path, max);
+    }
     /* Start from the size fstat reports but do not trust it (/proc, a file
      * that grows while we read). */
     size_t cap = 4096;
-    if (st.st_size > 0 &&
-        (uintmax_t)st.st_size < (uintmax_t)SC_FILE_READ_MAX)
+    if (st.st_size > 0 && (uintmax_t)st.st_size < (uintmax_t)max)
         cap = (size_t)st.st_size + 2; /* +1 to see EOF, +1 for NUL */
     char *buf = malloc(cap);
     if (buf == NULL) {
@@ -146,16 +157,15 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
     size_t used = 0;
     for (;;) {
         if (used + 1 >= cap) {
-            if (cap > SC_FILE_READ_MAX) {
+            if (cap > max) {
                 free(buf);
                 close(fd);
-                return sc_error_set(err, SC_E_IO, path,
-                                    "cannot read %s: larger than %zu bytes",
-                                    path, (size_t)SC_FILE_READ_MAX);
+                return sc_error_set(err, too_large, path, "%s is larger than %zu bytes", path,
+                                    max);
             }
             size_t ncap = cap * 2;
-            if (ncap > SC_FILE_READ_MAX + 2)
-                ncap = SC_FILE_READ_MAX + 2;
+            if (ncap > max + 2)
+                ncap = max + 2;
             char *nb = realloc(buf, ncap);
             if (nb == NULL) {
                 free(buf);
@@ -179,12 +189,11 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
         if (r == 0)
             break;
         used += (size_t)r;
-        if (used > SC_FILE_READ_MAX) {
+        if (used > max) {
             free(buf);
             close(fd);
-            return sc_error_set(err, SC_E_IO, path,
-                                "cannot read %s: larger than %zu bytes", path,
-                                (size_t)SC_FILE_READ_MAX);
+            return sc_error_set(err, too_large, path, "%s is larger than %zu bytes", path,
+                                max);
         }
     }
     close(fd);

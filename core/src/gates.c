@@ -340,7 +340,8 @@ static sc_code run_captured(const char *program, char *const *argv, char *const 
     if (sc_jobs_thread_start(&th, capture_main, &cap) != 0) {
         close(fds[0]);
         close(fds[1]);
-        return sc_error_set(err, SC_E_IO, "", "cannot start a reader thread");
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, "", /* EAGAIN: a resource */
+                            "out of memory starting a reader thread");
     }
     sc_code c = run_gate(program, argv, envp, cwd, fds[1], err_fd, timeout, what, watch, err);
     close(fds[1]);

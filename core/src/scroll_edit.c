@@ -286,7 +286,10 @@ static sc_code add_file(edit_set *s, const char *path, int json, int is_base,
     if (e->path == NULL)
         return oom(err);
     s->n++;
-    sc_code rc = sc_file_read(path, &e->orig, &e->orig_len, NULL, err);
+    /* a pixi.toml over 1 MiB is invalid-pixi-toml (19.2), not io-error */
+    sc_code rc = json ? sc_file_read(path, &e->orig, &e->orig_len, NULL, err)
+                      : sc_file_read_bounded(path, SC_TOML_MAX_BYTES, SC_E_INVALID_PIXI_TOML,
+                                             &e->orig, &e->orig_len, NULL, err);
     if (rc != SC_OK || !json)
         return rc;
     rc = sc_json_parse(e->orig, e->orig_len, &e->doc, err);

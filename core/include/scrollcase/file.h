@@ -57,6 +57,17 @@ sc_code sc_file_open_regular(const char *path, unsigned flags, int *fd, struct s
 sc_code sc_file_read(const char *path, char **bytes, size_t *len,
                      int *missing, sc_error *err);
 
+/*
+ * sc_file_read with a format's own size cap: a file larger than max bytes
+ * (max at most SC_FILE_READ_MAX) is not read and is too_large — the code the
+ * format gives an over-sized file (invalid-lock for a pixi.lock over 64 MiB,
+ * invalid-pixi-toml for a pixi.toml over 1 MiB), not io-error, which is for
+ * a file the system could not read.  sc_file_read is this with
+ * SC_FILE_READ_MAX and SC_E_IO.
+ */
+sc_code sc_file_read_bounded(const char *path, size_t max, sc_code too_large, char **bytes,
+                             size_t *len, int *missing, sc_error *err);
+
 /* Write len bytes to path atomically with permission bits mode. */
 sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
                              unsigned mode, sc_error *err);

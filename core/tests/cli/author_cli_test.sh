@@ -116,6 +116,10 @@ check add-deps-all-or-nothing 1 "$sc" add dep demo --from-requirements "$tmp/req
 expect_in add-deps-all-or-nothing-code "$tmp/err" "error[invalid-pixi-toml]"
 expect add-deps-all-or-nothing-untouched cmp -s "$P" "$tmp/pixi.before"
 cp "$tmp/pixi.keep" "$P"
+truncate -s $((64 * 1024 * 1024 + 1)) "$P" # 19.2: over 1 MiB is invalid-pixi-toml, not io-error
+check add-dep-huge-toml 1 "$sc" add dep demo numpy
+expect_in add-dep-huge-toml-code "$tmp/err" "error[invalid-pixi-toml]"
+cp "$tmp/pixi.keep" "$P"
 # ... and linear: 50,000 lines are one edit (bench/requirements_scaling.py has the ratio)
 awk 'BEGIN { for (i = 0; i < 50000; i++) printf "p%d\n", i }' >"$tmp/req50k.txt"
 check add-deps-50000 0 "$sc" add dep demo --from-requirements "$tmp/req50k.txt"
