@@ -717,12 +717,15 @@ static sc_code step_local_files(build_ctx *b, sc_error *err)
         const sc_json *f = sc_json_at(files, i);
         const char *srcrel = scroll_str(f, "sourcePath"), *rel = scroll_str(f, "relativePath");
         const char *want = scroll_str(f, "sha256");
-        char *src = sc_path_join(b->o->workspace->root, srcrel);
+        /* links are followed while they stay in the project (20.3) */
+        char *src = NULL;
         char *dst = sc_path_join(b->payload_dir, rel);
         struct stat st;
-        if (src == NULL || dst == NULL)
+        if (dst == NULL)
             c = OOM(err);
-        else if (stat(src, &st) != 0 || !S_ISREG(st.st_mode))
+        else if ((c = sc_file_resolve_local(b->o->workspace->root, srcrel, &src, err)) != SC_OK)
+            ;
+        else if (stat(src, &st) != 0)
             c = sc_error_set(err, SC_E_LOCAL_FILE_MISSING, srcrel,
                              "Local box file is missing: %s", srcrel);
         else if (want != NULL) {

@@ -205,6 +205,51 @@ sc_code sc_file_read_bounded(const char *path, size_t max, sc_code too_large, ch
     return SC_OK;
 }
 
+sc_code sc_file_resolve_local(const char *root, const char *rel, char **real, sc_error *err)
+{
+    *real = NULL;
+    size_t rn = strlen(root), ln = strlen(rel);
+    char *joined = malloc(rn + ln + 2);
+    if (joined == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, rel, "out of memory");
+    snprintf(joined, rn + ln + 2, "%s/%s", root, rel);
+    char *target = realpath(joined, NULL);
+    int e = errno;
+    free(joined);
+    if (target == NULL)
+        return e == ENOMEM ? sc_error_set(err, SC_E_OUT_OF_MEMORY, rel, "out of memory")
+                           : sc_error_set(err, SC_E_LOCAL_FILE_MISSING, rel,
+                                          "Local box file is missing: %s (%s)", rel,
+                                          strerror(e));
+    char *top = realpath(root, NULL);
+    if (top == NULL) {
+        e = errno;
+        free(target);
+        return sc_error_set(err, SC_E_IO, root, "cannot resolve the project root %s: %s", root,
+                            strerror(e));
+    }
+    size_t tn = strlen(top);
+    int inside = strcmp(top, "/") == 0 ||
+                 (strncmp(target, top, tn) == 0 && (target[tn] == '/' || target[tn] == '\0'));
+    sc_code c = SC_OK;
+    struct stat st;
+    if (!inside)
+        c = sc_error_set(err, SC_E_UNSAFE_PATH, rel,
+                         "Local box file %s is a link that leaves the project (to %s); copy "
+                         "the file into the project and name that copy",
+                         rel, target);
+    else if (stat(target, &st) != 0 || !S_ISREG(st.st_mode))
+        c = sc_error_set(err, SC_E_LOCAL_FILE_MISSING, rel,
+                         "Local box file is missing: %s is not a regular file", rel);
+    free(top);
+    if (c != SC_OK) {
+        free(target);
+        return c;
+    }
+    *real = target;
+    return SC_OK;
+}
+
 /* Six characters for a temporary name, from the clock, the pid, a stack
  * address and the attempt number (O_EXCL makes any clash harmless). */
 static void temp_suffix(char out[7], unsigned attempt)

@@ -2080,18 +2080,11 @@ sc_code sc_author_refresh(const sc_author_ctx *c, const char *box, int repin,
                 continue;
             if ((rc = sc_path_check(src, strlen(src), "sourcePath", err)) != SC_OK)
                 break;
-            char *p = sc_path_join(c->project_root, src);
+            /* the source the build copies: links followed inside the project */
+            char *p = NULL;
             char hex[65];
-            if (p == NULL) {
-                rc = oom(err);
+            if ((rc = sc_file_resolve_local(c->project_root, src, &p, err)) != SC_OK)
                 break;
-            }
-            if (!sc_is_file(p)) {
-                rc = sc_error_set(err, SC_E_LOCAL_FILE_MISSING, src,
-                                  "local box file is missing: %s", src);
-                free(p);
-                break;
-            }
             rc = sha256_file_hex(p, hex, err);
             free(p);
             if (rc != SC_OK || strcmp(hex, pin) == 0)

@@ -68,6 +68,16 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
 sc_code sc_file_read_bounded(const char *path, size_t max, sc_code too_large, char **bytes,
                              size_t *len, int *missing, sc_error *err);
 
+/*
+ * A localFiles source (format-v3 20.3): <root>/<rel> with every symbolic
+ * link followed, in the last component or above it.  *real (caller frees) is
+ * the file reached.  It must lie inside root, links resolved there too
+ * (else SC_E_UNSAFE_PATH: a link leading out of the project, which would
+ * put a file from elsewhere, such as a key, into the box), and be a regular
+ * file (else SC_E_LOCAL_FILE_MISSING, a dangling link included).
+ */
+sc_code sc_file_resolve_local(const char *root, const char *rel, char **real, sc_error *err);
+
 /* Write len bytes to path atomically with permission bits mode. */
 sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
                              unsigned mode, sc_error *err);
