@@ -39,6 +39,9 @@ typedef struct child_slot {
 } child_slot;
 
 static path_slot g_paths[SC_CLEANUP_SLOTS];
+/* SCROLLCASE_TEST_HOLD (cleanup.h): the text and the descriptor, once */
+static char g_hold_text[64];
+static int g_hold_fd = -1;
 static child_slot g_children[SC_CLEANUP_SLOTS];
 static int g_installed;
 
@@ -119,6 +122,18 @@ int sc_cleanup_add_path(const char *path)
     }
     memcpy(s->name, name, n + 1);
     __atomic_store_n(&s->state, SLOT_SET, __ATOMIC_RELEASE);
+    int fd = g_hold_fd;
+    if (fd >= 0 && strstr(name, g_hold_text) != NULL &&
+        __atomic_compare_exchange_n(&g_hold_fd, &fd, -1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        /* the test hook: say where, wait to be let go */
+        if (write(fd, path, strlen(path)) >= 0 && write(fd, "\n", 1) >= 0) {
+            char b;
+            while (read(fd, &b, 1) < 0 && errno == EINTR)
+                ;
+        }
+        close(fd);
+    }
     return slot;
 }
 
@@ -317,6 +332,18 @@ void sc_cleanup_install(void)
     sigemptyset(&fs.sa_mask);
     fs.sa_flags = SA_RESTART;
     sigaction(SIGXFSZ, &fs, NULL);
+    const char *hold = getenv("SCROLLCASE_TEST_HOLD");
+    const char *colon = hold != NULL ? strrchr(hold, ':') : NULL;
+    if (colon != NULL && colon > hold && (size_t)(colon - hold) < sizeof g_hold_text) {
+        char *end = NULL;
+        long fd = strtol(colon + 1, &end, 10);
+        if (end != NULL && *end == '\0' && fd > 2 && fd < 1024) {
+            memcpy(g_hold_text, hold, (size_t)(colon - hold));
+            g_hold_text[colon - hold] = '\0';
+            g_hold_fd = (int)fd;
+            (void)fcntl(g_hold_fd, F_SETFD, FD_CLOEXEC); /* not the children's */
+        }
+    }
     __atomic_store_n(&g_installed, 1, __ATOMIC_RELEASE);
 }
 

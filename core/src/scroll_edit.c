@@ -385,6 +385,10 @@ static void restore(edit_set *s)
 /* Write every changed file, then load every target of the box. */
 static sc_code commit(const sc_author_ctx *c, edit_set *s, sc_error *err)
 {
+    /* An interruption waits for the edit to be whole or undone: the files
+     * are replaced one by one, then re-read, then restored on a failure. */
+    sigset_t held;
+    sc_cleanup_hold(&held);
     sc_code rc = SC_OK;
     for (size_t i = 0; i < s->n && rc == SC_OK; i++) {
         edit_file *e = &s->f[i];
@@ -404,6 +408,7 @@ static sc_code commit(const sc_author_ctx *c, edit_set *s, sc_error *err)
     }
     if (rc != SC_OK)
         restore(s);
+    sc_cleanup_release(&held);
     return rc;
 }
 

@@ -71,6 +71,16 @@ void sc_cleanup_drop_child(int slot);
  * caller that learnt of sig another way, e.g. a child that died by it). */
 void sc_cleanup_exit_by_signal(int sig);
 
+/*
+ * A test hook, read by sc_cleanup_install: SCROLLCASE_TEST_HOLD=TEXT:FD
+ * (FD a socket the test holds the other end of) makes the first registered
+ * path whose name contains TEXT, once registered, be written to FD with a
+ * newline, and the process wait there for one byte from FD.  A test holds
+ * any command at the moment its temporary name exists, signals it, then
+ * lets it go on, with no timing involved (core/tests/cli/faults_cli_test.py).
+ * Unset (always, outside tests), nothing happens.
+ */
+
 #ifdef __cplusplus
 }
 #endif
