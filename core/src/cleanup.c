@@ -239,11 +239,15 @@ static void end_children(int sig)
             child_slot *c = &g_children[i];
             if (!is_set(&c->state) || c->pid <= 0)
                 continue;
-            int st;
-            pid_t r = waitpid(c->pid, &st, WNOHANG);
-            if (r == c->pid || (r < 0 && errno == ECHILD)) {
-                if (c->group)
+            siginfo_t info;
+            memset(&info, 0, sizeof info);
+            /* ended, not yet reaped: its pid still names its group */
+            int r = waitid(P_PID, (id_t)c->pid, &info, WEXITED | WNOHANG | WNOWAIT);
+            if ((r == 0 && info.si_pid == c->pid) || (r < 0 && errno == ECHILD)) {
+                if (c->group && r == 0)
                     kill(-c->pid, SIGKILL); /* what it left in its group */
+                int st;
+                (void)waitpid(c->pid, &st, WNOHANG);
                 c->pid = 0;
             } else {
                 left = 1;

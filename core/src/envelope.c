@@ -758,7 +758,11 @@ static sc_code run_signer(char **words, const void *payload, size_t len, unsigne
             i_err = nf++;
         }
         int wait_ms = ms_left(&start, limit);
-        if (!exited && waitpid(pid, &st, WNOHANG) == pid)
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        /* ended, not reaped (WNOWAIT): its pid names its group until then */
+        if (!exited && waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == pid)
             exited = draining = 1;
         if (draining) {
             /* The signer has exited: what it wrote is in the pipes now;
@@ -836,8 +840,11 @@ static sc_code run_signer(char **words, const void *payload, size_t len, unsigne
     close_pair(ep);
     /* Its output is closed; it still gets only what is left of the limit. */
     sc_cleanup_drop_child(child_slot);
-    if (exited)
+    if (exited) {
         kill(-pid, SIGKILL); /* what it left in its group ends with it */
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
     for (; !exited;) {
         if (c != SC_OK) {
             kill(-pid, SIGKILL);

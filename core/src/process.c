@@ -275,12 +275,13 @@ sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
                 sigprocmask(SIG_BLOCK, &fwd, NULL);
             g_child = 0;
             sc_cleanup_drop_child(cleanup_slot); /* before the pid can be reused */
-            int st = 0;
-            reap(pid, &st);
             /* Done means the child ended: whatever it left running in its
-             * group (a helper holding its output open) ends with it. */
+             * group (a helper holding its output open) ends with it; the
+             * child is not reaped yet, so its pid, the group's id, is ours. */
             if (spec->own_process_group)
                 kill(-pid, SIGKILL);
+            int st = 0;
+            reap(pid, &st);
             if (WIFEXITED(st)) {
                 out->exited = 1;
                 out->exit_code = WEXITSTATUS(st);
