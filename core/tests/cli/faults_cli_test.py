@@ -106,6 +106,11 @@ def interrupt(name, argv, env, cwd, reached, roots, pids=lambda _sig: []):
            "exit %s: %s" % (p.returncode, err.decode()[-400:]))
         extra = sorted(tree(*roots) - before)
         ok(label + "/nothing-left", not extra, "left: %s" % extra[:5])
+        # a SIGKILL sent is not yet a process gone: give it up to 10 s to land
+        try:
+            wait_for(lambda: not any(alive(pid) for pid in started), "children ended", 10.0)
+        except RuntimeError:
+            pass
         still = [pid for pid in started if alive(pid)]
         ok(label + "/children-ended", not still, "still running: %s" % still)
         for pid in still:
