@@ -323,6 +323,16 @@ def main():
         held_at("edit-scroll", lambda sig: sc("edit", "scroll", "demo", "--field", "version",
                                               "--value", "1.0.%d" % sig), env, ws, ".tmp-",
                 [ws, tmproot])
+        scroll = os.path.join(ws, "scrolls/demo/linux-x86_64-cpu/scroll.json")
+
+        def as_v2():
+            with open(scroll) as f:
+                doc = json.load(f)
+            doc["schemaVersion"] = 2
+            with open(scroll, "w") as f:
+                f.write(json.dumps(doc, indent=2) + "\n")
+        held_at("migrate", sc("migrate", "demo/linux-x86_64-cpu"), env, ws, ".tmp-",
+                [ws, tmproot], settle=as_v2)
         limits(env, ws, build + ["--allow-dirty"], trust, tmproot)
     finally:
         if server is not None:
