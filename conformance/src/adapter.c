@@ -650,6 +650,52 @@ static int op_cohort(kase *k, result *r)
     return rc;
 }
 
+/* 16.7: the channel (checked, 10.5), the entry served to installId (12),
+ * then the release input's bytes against that entry's content address and,
+ * checked as a release (10.2), its box, version and target. */
+static int op_channel_release(kase *k, result *r)
+{
+    static const char *const names[] = {"installId", NULL};
+    const sc_json *id = NULL;
+    sc_json *channel = NULL, *release = NULL;
+    char *path = NULL, *bytes = NULL;
+    size_t len = 0, index = 0;
+    int rc = ad_args_known(k, names);
+    if (rc == 0 && (id = ad_get(k->args, "installId")) == NULL)
+        rc = ad_fail(EXIT_ADAPTER, "args.installId is required");
+    if (rc == 0 && id->type != SC_JSON_STRING)
+        rc = ad_fail(EXIT_ADAPTER, "args.installId must be a string");
+    if (rc == 0)
+        rc = parse_manifest_input(k, "channel", SC_DOC_CHANNEL, &channel, r);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_cohort_select_n(channel, id->string, id->length, &index, NULL, &r->err);
+    if (rc == 0 && r->code == SC_OK)
+        rc = ad_input_path(k, "release", &path, NULL);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_file_read(path, &bytes, &len, NULL, &r->err);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_channel_release_bytes_check(channel, index, bytes, len, &r->err);
+    if (rc == 0 && r->code == SC_OK)
+        rc = parse_manifest_input(k, "release", SC_DOC_RELEASE, &release, r);
+    if (rc == 0 && r->code == SC_OK)
+        r->code = sc_channel_release_identity_check(channel, index, release, &r->err);
+    if (rc == 0 && r->code == SC_OK) {
+        const sc_json *entry = sc_json_at(ad_get(channel, "releases"), index);
+        const sc_json *url = ad_get(entry, "releaseManifestUrl");
+        char address[65];
+        (void)sc_channel_release_address(url->string, url->length, address);
+        r->out = ad_must(sc_json_new_object());
+        ad_put(r->out, "index", sc_json_new_number((double)index));
+        ad_put(r->out, "version", sc_json_copy(ad_get(entry, "version")));
+        ad_put(r->out, "releaseSha256", sc_json_new_string(address));
+    }
+    free(bytes);
+    free(path);
+    sc_json_free(channel);
+    sc_json_free(release);
+    return rc;
+}
+
 static int op_revocation_check(kase *k, result *r)
 {
     static const char *const names[] = {NULL};
@@ -706,6 +752,7 @@ static int op_address(kase *k, result *r)
 static const ad_op operations[] = {
     {"address", op_address},
     {"agreement", op_agreement},
+    {"channel-release", op_channel_release},
     {"cohort", op_cohort},
     {"config-check", op_config_check},
     {"document-verify", op_document_verify},

@@ -58,7 +58,8 @@ typedef enum {
     M_COVERAGE_FAMILY_AS_EXACT,
     M_COVERAGE_FAMILY_CROSSES_MAJOR,
     M_COVERAGE_REFUSES_UNSEEN,
-    M_CUDA_ARCH_BYTE_ORDER
+    M_CUDA_ARCH_BYTE_ORDER,
+    M_CHANNEL_RELEASE_UNCHECKED
 } mutation;
 
 static const struct {
@@ -103,6 +104,7 @@ static const struct {
     {"coverage-family-crosses-major", M_COVERAGE_FAMILY_CROSSES_MAJOR},
     {"coverage-refuses-unseen", M_COVERAGE_REFUSES_UNSEEN},
     {"cuda-arch-byte-order", M_CUDA_ARCH_BYTE_ORDER},
+    {"channel-release-unchecked", M_CHANNEL_RELEASE_UNCHECKED},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -1072,6 +1074,8 @@ int sc_mutation_apply(const sc_adapter_ctx *ctx, sc_code *code, sc_json **output
         return coverage(ctx, code, output);
     case M_CUDA_ARCH_BYTE_ORDER:
         return arch_byte_order(ctx, code, output);
+    case M_CHANNEL_RELEASE_UNCHECKED:
+        return swallow(code, output, SC_E_CHANNEL_RELEASE_MISMATCH);
     }
     return 0;
 }

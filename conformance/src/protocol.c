@@ -19,6 +19,7 @@ const char *const sc_proto_operations[] = {
     "box-run",
     "box-run-temporary",
     "box-verify",
+    "channel-release",
     "cohort",
     "compat",
     "config-check",

@@ -115,6 +115,8 @@ static const sc_cli_option catalogue[OPT_COUNT] = {
     {OPT_WRITE, "--write", NULL, NULL, N, NULL, 0, NULL, "write instead of comparing"},
     {OPT_CHECK_ASSETS, "--check-assets", NULL, NULL, N, NULL, 0, NULL,
      "download every asset again and compare"},
+    {OPT_MAX_SIZE, "--max-size", NULL, "BYTES", N, NULL, 0, NULL,
+     "the most bytes a download without a pin may bring (default 64 GiB)"},
     {OPT_REPIN, "--repin", NULL, NULL, N, NULL, 0, NULL, "rewrite the pins that drifted"},
     {OPT_FROM_REQUIREMENTS, "--from-requirements", NULL, "FILE", F, NULL, 0, NULL,
      "take the dependencies of a requirements.txt"},

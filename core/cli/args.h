@@ -93,6 +93,7 @@ typedef enum sc_cli_opt {
     OPT_VERSION_ARG,
     OPT_WRITE,
     OPT_CHECK_ASSETS,
+    OPT_MAX_SIZE,
     OPT_REPIN,
     OPT_FROM_REQUIREMENTS,
     OPT_SCROLL,

@@ -14,6 +14,7 @@
 
 #include "args.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,18 @@ static sc_code ctx_for(sc_cli_args *a, sc_workspace *ws, sc_author_ctx *c, sc_er
     c->project_root = ws->root;
     c->cwd = a->ws.cwd;
     c->target = sc_cli_value(a, OPT_TARGET);
+    const char *max = sc_cli_value(a, OPT_MAX_SIZE);
+    if (max != NULL) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = max[0] >= '0' && max[0] <= '9' ? strtoull(max, &end, 10) : 0;
+        if (v == 0 || errno != 0 || end == NULL || *end != '\0') {
+            sc_workspace_free(ws);
+            return sc_error_set(err, SC_E_USAGE, "--max-size",
+                                "--max-size takes a whole number of bytes, at least 1: %s", max);
+        }
+        c->max_download_bytes = (uint64_t)v;
+    }
     return SC_OK;
 }
 
@@ -357,16 +370,25 @@ static int add_requirements(sc_cli_args *a)
         sc_requirements_free(&req);
         return report(&err);
     }
-    sc_json *deps = sc_cli_json() ? sc_json_new_array() : NULL;
-    for (size_t i = 0; c == SC_OK && i <= req.ndeps; i++) {
-        const char *name = i < req.ndeps ? req.deps[i].name : one;
-        const char *spec = i < req.ndeps ? req.deps[i].spec : sc_cli_value(a, OPT_VERSION_ARG);
-        if (name == NULL)
-            continue;
-        c = sc_author_add(&ctx, SC_AUTHOR_DEP, box, name, NULL, spec, &err);
-        if (c == SC_OK && deps == NULL)
+    /* every dependency in one staged edit: all of them or none (issue 24) */
+    size_t n = req.ndeps + (one != NULL);
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    const char **specs = malloc((n ? n : 1) * sizeof *specs);
+    if (names == NULL || specs == NULL)
+        c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    for (size_t i = 0; c == SC_OK && i < n; i++) {
+        names[i] = i < req.ndeps ? req.deps[i].name : one;
+        specs[i] = i < req.ndeps ? req.deps[i].spec : sc_cli_value(a, OPT_VERSION_ARG);
+    }
+    if (c == SC_OK)
+        c = sc_author_add_deps(&ctx, box, names, specs, n, &err);
+    sc_json *deps = sc_cli_json() && c == SC_OK ? sc_json_new_array() : NULL;
+    for (size_t i = 0; c == SC_OK && i < n; i++) {
+        const char *name = names[i];
+        const char *spec = specs[i];
+        if (deps == NULL)
             printf("added dep %s = \"%s\": box %s updated\n", name, spec ? spec : "*", box);
-        if (c == SC_OK && deps != NULL) {
+        if (deps != NULL) {
             sc_json *o = sc_json_new_object();
             if (o == NULL || sc_json_object_append(o, "name", sc_json_new_string(name)) ||
                 sc_json_object_append(o, "spec", sc_json_new_string(spec ? spec : "*")) ||
@@ -376,6 +398,8 @@ static int add_requirements(sc_cli_args *a)
             }
         }
     }
+    free(names);
+    free(specs);
     sc_workspace_free(&ws);
     int rc;
     if (c != SC_OK) {
@@ -495,7 +519,8 @@ const sc_cli_command sc_cli_author_commands[] = {
      "Downloads URL once to pin sizeBytes and sha256; the path defaults to\n"
      "<modelCacheSubdir>/<last URL segment>.\n\n" ADD_TARGET_TEXT,
      SC_CLI_OPERANDS(BOX_OPERAND, {"URL", 1, 0, SC_COMPLETE_NONE}),
-     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"}, {OPT_JSON, NULL}),
+     SC_CLI_OPTIONS({OPT_TARGET, TARGET_HELP}, {OPT_TO, "its path inside the box"},
+                    {OPT_MAX_SIZE, NULL}, {OPT_JSON, NULL}),
      NULL, 0, cmd_add, NULL},
     {"add env", "author", "set an environment member of a box",
      "Sets NAME to VALUE in the scroll's environment (replaced if present).\n\n" ADD_TARGET_TEXT,
@@ -549,7 +574,8 @@ const sc_cli_command sc_cli_author_commands[] = {
      "network) and compares size and sha256: drift is asset-size / asset-hash, or\n"
      "repinned with --repin.  --json prints {localFiles: [...], assets: [...]}.\n",
      SC_CLI_OPERANDS(BOX_OPERAND),
-     SC_CLI_OPTIONS({OPT_REPIN, NULL}, {OPT_CHECK_ASSETS, NULL}, {OPT_JSON, NULL}),
+     SC_CLI_OPTIONS({OPT_REPIN, NULL}, {OPT_CHECK_ASSETS, NULL}, {OPT_MAX_SIZE, NULL},
+                    {OPT_JSON, NULL}),
      NULL, 0, cmd_refresh, NULL},
     SC_CLI_END,
 };

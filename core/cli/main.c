@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrollcase/cleanup.h"
 #include "scrollcase/config.h"
 #include "scrollcase/error.h"
 #include "scrollcase/json.h"
@@ -277,8 +278,11 @@ const sc_cli_command sc_cli_main_commands[] = {
 
 int main(int argc, char **argv)
 {
-    /* A command: the children the library starts get our SIGINT/SIGTERM. */
+    /* A command: the children the library starts get our SIGINT/SIGTERM/
+     * SIGHUP, and an interruption removes what the command was making
+     * (cleanup.h) and ends what it started. */
     sc_process_set_signal_forwarding(1);
+    sc_cleanup_install();
     if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
                       strcmp(argv[1], "-v") == 0)) { /* -v: upstream's spelling */
         printf("scrollcase %s (format schema v3, conformance protocol 1)\n", SC_VERSION);

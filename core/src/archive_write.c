@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cleanup_internal.h"
 #include "scrollcase/jobs.h"
 #include "scrollcase/path.h"
 #include "crc32_internal.h"
@@ -1313,7 +1314,13 @@ sc_code sc_archive_write_file_with(const sc_archive_entry *entries, size_t n,
     }
     sprintf(tmp, "%s/.%s.tmp-XXXXXX", dir, base);
     aw_file_sink fs;
+    sigset_t held;
+    sc_cleanup_hold(&held); /* the temporary name is never missed by cleanup.h */
     int tfd = mkstemp(tmp);
+    int slot = tfd >= 0 ? sc_cleanup_add_path(tmp) : -1;
+    int mk_errno = errno;
+    sc_cleanup_release(&held);
+    errno = mk_errno;
     if (tfd < 0) {
         rc = sc_error_set(err, SC_E_IO, out_path, "cannot create a temporary file for %s: %s",
                           out_path, strerror(errno));
@@ -1325,6 +1332,7 @@ sc_code sc_archive_write_file_with(const sc_archive_entry *entries, size_t n,
     if (rc != SC_OK) {
         close(tfd);
         unlink(tmp);
+        sc_cleanup_drop_path(slot, 0);
         free(dir);
         free(tmp);
         return rc;
@@ -1349,9 +1357,10 @@ sc_code sc_archive_write_file_with(const sc_archive_entry *entries, size_t n,
     if (rc == SC_OK && rename(tmp, out_path) != 0)
         rc = sc_error_set(err, SC_E_IO, out_path, "cannot rename into %s: %s", out_path,
                           strerror(errno));
-    if (rc != SC_OK) {
+    if (rc != SC_OK)
         unlink(tmp);
-    } else {
+    sc_cleanup_drop_path(slot, 0);
+    if (rc == SC_OK) {
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd >= 0) {
             (void)fsync(dfd);

@@ -240,8 +240,8 @@ static ssize_t tar_chunk(void *src, char *buf, size_t size, const char *shown, s
     tar_source *t = src;
     la_ssize_t got = t->la->read_data(t->ar, buf, size);
     if (got < 0)
-        sc_error_set(err, SC_E_INVALID_ARCHIVE, shown, "%s: %s: %s", t->archive_path, shown,
-                     t->la->error_string(t->ar));
+        sc_error_set(err, sc_lazy_archive_code(t->la, t->ar, SC_E_INVALID_ARCHIVE), shown,
+                     "%s: %s: %s", t->archive_path, shown, t->la->error_string(t->ar));
     return got < 0 ? -1 : (ssize_t)got;
 }
 
@@ -259,8 +259,8 @@ static sc_code tar_extract(const char *archive_path, int root, sc_error *err)
     sc_code rc = SC_OK;
     char *buf = NULL;
     if (la->read_open_filename(ar, archive_path, 64 * 1024) != ARCHIVE_OK) {
-        rc = sc_error_set(err, SC_E_INVALID_ARCHIVE, archive_path, "%s is not a tar.gz: %s",
-                          archive_path, la->error_string(ar));
+        rc = sc_error_set(err, sc_lazy_archive_code(la, ar, SC_E_INVALID_ARCHIVE), archive_path,
+                          "%s is not a tar.gz: %s", archive_path, la->error_string(ar));
         la->read_free(ar);
         return rc;
     }
@@ -275,8 +275,8 @@ static sc_code tar_extract(const char *archive_path, int root, sc_error *err)
         if (r == ARCHIVE_EOF)
             break;
         if (r != ARCHIVE_OK) {
-            rc = sc_error_set(err, SC_E_INVALID_ARCHIVE, archive_path, "%s: %s", archive_path,
-                              la->error_string(ar));
+            rc = sc_error_set(err, sc_lazy_archive_code(la, ar, SC_E_INVALID_ARCHIVE),
+                              archive_path, "%s: %s", archive_path, la->error_string(ar));
             break;
         }
         const char *raw = la->entry_pathname(e);

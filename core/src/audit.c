@@ -667,7 +667,9 @@ sc_code sc_audit_files(const sc_target *t, const char *pixi_toml_path,
 {
     char *bytes = NULL;
     size_t len = 0;
-    sc_code rc = sc_file_read(pixi_toml_path, &bytes, &len, NULL, err);
+    /* 19.2: a pixi.toml over 1 MiB is invalid-pixi-toml */
+    sc_code rc = sc_file_read_bounded(pixi_toml_path, SC_TOML_MAX_BYTES, SC_E_INVALID_PIXI_TOML,
+                                      &bytes, &len, NULL, err);
     if (rc != SC_OK)
         return rc;
     sc_json *doc = NULL;

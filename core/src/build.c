@@ -38,6 +38,7 @@
 #include "scrollcase/asset_archive.h"
 #include "scrollcase/audit.h"
 #include "scrollcase/box.h"
+#include "cleanup_internal.h"
 #include "scrollcase/copy.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/download.h"
@@ -78,6 +79,7 @@ typedef struct build_ctx {
     const char *channel, *weights, *ns;
     char *base_url;
     char *scroll_dir, *scratch_dir, *payload_dir;
+    int scratch_slot; /* cleanup.h's slot of scratch_dir, -1 when none */
     sc_signing_key key;
     int have_key;
     sc_trust trust;
@@ -203,7 +205,7 @@ static sc_code run_capture(const char *program, char *const *argv, char *const *
                             strerror(errno));
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     sc_process_spec spec = {program, argv, envp, cwd, devnull, fileno(f), devnull,
-                            GIT_TIMEOUT_SECONDS, 0, 1, NULL, NULL};
+                            GIT_TIMEOUT_SECONDS, 0, 1, NULL, NULL, 0};
     sc_process_result res;
     sc_code c = sc_process_run(&spec, &res, err);
     if (devnull >= 0)
@@ -606,6 +608,17 @@ static sc_code step_reset(build_ctx *b, sc_error *err)
         (b->payload_dir = sc_path_join(b->scratch_dir, SC_BUILD_PAYLOAD_DIR)) == NULL)
         return OOM(err);
     sc_code c = sc_file_remove_tree(b->scratch_dir, err);
+    if (c == SC_OK) {
+        /* an interrupted build leaves no scratch either (cleanup.h) */
+        sigset_t held;
+        sc_cleanup_hold(&held);
+        c = mkdirs(b->scratch_dir, err);
+        if (c == SC_OK && (b->scratch_slot = sc_cleanup_add_path(b->scratch_dir)) < 0)
+            c = sc_error_set(err, SC_E_IO, b->scratch_dir,
+                             "cannot register %s for cleanup: %s", b->scratch_dir,
+                             strerror(errno));
+        sc_cleanup_release(&held);
+    }
     if (c == SC_OK)
         c = mkdirs(b->payload_dir, err);
     return c;
@@ -803,12 +816,15 @@ static sc_code step_local_files(build_ctx *b, sc_error *err)
         const sc_json *f = sc_json_at(files, i);
         const char *srcrel = scroll_str(f, "sourcePath"), *rel = scroll_str(f, "relativePath");
         const char *want = scroll_str(f, "sha256");
-        char *src = sc_path_join(b->o->workspace->root, srcrel);
+        /* links are followed while they stay in the project (20.3) */
+        char *src = NULL;
         char *dst = sc_path_join(b->payload_dir, rel);
         struct stat st;
-        if (src == NULL || dst == NULL)
+        if (dst == NULL)
             c = OOM(err);
-        else if (stat(src, &st) != 0 || !S_ISREG(st.st_mode))
+        else if ((c = sc_file_resolve_local(b->o->workspace->root, srcrel, &src, err)) != SC_OK)
+            ;
+        else if (stat(src, &st) != 0)
             c = sc_error_set(err, SC_E_LOCAL_FILE_MISSING, srcrel,
                              "Local box file is missing: %s", srcrel);
         else if (want != NULL) {
@@ -1243,9 +1259,11 @@ static sc_code place(const char *from, const char *to, sc_error *err)
     char *tmp = str_printf("%s.tmp%s", to, "");
     if (tmp == NULL)
         return OOM(err);
+    int slot = sc_cleanup_add_path(tmp);
     c = copy_file(from, tmp, 0644, err);
     if (c == SC_OK && rename(tmp, to) != 0)
         c = sc_error_set(err, SC_E_IO, to, "cannot publish %s: %s", to, strerror(errno));
+    sc_cleanup_drop_path(slot, 0);
     if (c != SC_OK)
         unlink(tmp);
     else
@@ -1342,6 +1360,7 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
     memset(&b, 0, sizeof b);
     b.o = o;
     b.r = r;
+    b.scratch_slot = -1;
     char payload_sha[65] = "";
     char *archive_tmp = NULL;
     sc_code c = sc_crypto_init(err);
@@ -1397,6 +1416,7 @@ sc_code sc_build(const sc_build_options *o, sc_build_result *r, sc_error *err)
     }
     free(archive_tmp);
     /* a failed build leaves no payload (nor scratch) behind */
+    sc_cleanup_drop_path(b.scratch_slot, c != SC_OK);
     if (c != SC_OK && b.scratch_dir != NULL) {
         sc_error ignored;
         (void)sc_file_remove_tree(b.scratch_dir, &ignored);

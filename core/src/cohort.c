@@ -147,3 +147,100 @@ sc_code sc_revocation_check(const sc_json *release, const sc_json *revocations,
     }
     return SC_OK;
 }
+
+/* ---- 16.7: a channel entry and the release it names ------------------------ */
+
+int sc_channel_release_address(const char *url, size_t len, char hex[65])
+{
+    static const char suffix[] = ".release.json";
+    size_t sn = sizeof suffix - 1;
+    size_t end = 0;
+    while (end < len && url[end] != '?' && url[end] != '#')
+        end++;
+    size_t start = end;
+    while (start > 0 && url[start - 1] != '/')
+        start--;
+    if (end - start != 64 + sn || memcmp(url + end - sn, suffix, sn) != 0 ||
+        !sc_is_lower_hex(url + start, 64, 64))
+        return -1;
+    memcpy(hex, url + start, 64);
+    hex[64] = '\0';
+    return 0;
+}
+
+static const char *cstr_or(const sc_json *v, const char *dflt)
+{
+    return v != NULL && v->type == SC_JSON_STRING ? v->string : dflt;
+}
+
+sc_code sc_channel_release_bytes_check(const sc_json *channel, size_t index,
+                                       const void *url_bytes, size_t url_len,
+                                       sc_error *err)
+{
+    sc_error_clear(err);
+    const sc_json *entry = sc_json_at(sc_json_get(channel, "releases"), index);
+    const sc_json *url = sc_json_get(entry, "releaseManifestUrl");
+    if (url == NULL || url->type != SC_JSON_STRING)
+        return sc_error_set(err, SC_E_INTERNAL, NULL,
+                            "sc_channel_release_bytes_check needs a checked channel");
+    char path[48];
+    snprintf(path, sizeof path, "$.releases[%zu].releaseManifestUrl", index);
+    char want[65];
+    if (sc_channel_release_address(url->string, url->length, want) != 0)
+        return sc_error_set(err, SC_E_CHANNEL_RELEASE_MISMATCH, path,
+                            "the channel names its release %s, which is no content address "
+                            "(section 11: <sha256>.release.json); republish the channel with "
+                            "`scrollcase build`",
+                            url->string);
+    unsigned char md[SC_SHA256_LEN];
+    char got[65];
+    sc_code c = sc_sha256(url_bytes, url_len, md, err);
+    if (c != SC_OK)
+        return c;
+    sc_hex_lower(md, SC_SHA256_LEN, got);
+    got[64] = '\0';
+    if (strcmp(got, want) != 0)
+        return sc_error_set(err, SC_E_CHANNEL_RELEASE_MISMATCH, path,
+                            "the release served at %s has SHA-256 %s, not the %s its name "
+                            "and the channel promise",
+                            url->string, got, want);
+    return SC_OK;
+}
+
+sc_code sc_channel_release_identity_check(const sc_json *channel, size_t index,
+                                          const sc_json *release, sc_error *err)
+{
+    sc_error_clear(err);
+    const sc_json *entry = sc_json_at(sc_json_get(channel, "releases"), index);
+    if (entry == NULL || release == NULL)
+        return sc_error_set(err, SC_E_INTERNAL, NULL,
+                            "sc_channel_release_identity_check needs a checked channel and "
+                            "release");
+    const sc_json *ch_box = sc_json_get(channel, "boxId");
+    const sc_json *rel_box = sc_json_get(release, "boxId");
+    if (!same_string(ch_box, rel_box))
+        return sc_error_set(err, SC_E_CHANNEL_RELEASE_MISMATCH, "$.boxId",
+                            "the channel is for box %s; the release it leads to is of box %s",
+                            cstr_or(ch_box, "?"), cstr_or(rel_box, "?"));
+    const sc_json *want_v = sc_json_get(entry, "version");
+    const sc_json *rel_v = sc_json_get(release, "version");
+    if (!same_string(want_v, rel_v))
+        return sc_error_set(err, SC_E_CHANNEL_RELEASE_MISMATCH, "$.version",
+                            "the channel's entry names version %s; the release it leads to is "
+                            "version %s",
+                            cstr_or(want_v, "?"), cstr_or(rel_v, "?"));
+    sc_target ct, rt;
+    sc_error ignored;
+    if (sc_target_from_json(sc_json_get(channel, "target"), "$.target", &ct, &ignored) != SC_OK ||
+        sc_target_from_json(sc_json_get(release, "target"), "$.target", &rt, &ignored) != SC_OK)
+        return sc_error_set(err, SC_E_INTERNAL, NULL,
+                            "sc_channel_release_identity_check needs checked targets");
+    char cid[SC_TARGET_ID_MAX], rid[SC_TARGET_ID_MAX];
+    sc_target_id(&ct, cid, sizeof cid);
+    sc_target_id(&rt, rid, sizeof rid);
+    if (strcmp(cid, rid) != 0)
+        return sc_error_set(err, SC_E_CHANNEL_RELEASE_MISMATCH, "$.target",
+                            "the channel is for target %s; the release it leads to is for %s",
+                            cid, rid);
+    return SC_OK;
+}

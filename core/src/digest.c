@@ -17,6 +17,7 @@
 
 #include "scrollcase/file.h"
 
+#include <openssl/err.h>
 #include <openssl/evp.h>
 
 #include "iobuf_internal.h"
@@ -35,9 +36,12 @@ sc_code sc_sha256_init(sc_sha256_ctx *ctx, sc_error *err)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
                             "out of memory starting SHA-256");
     if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+        /* SHA-256 is built into every libcrypto: what fails here is an
+         * allocation (the provider's, under a memory limit), not a bug */
         EVP_MD_CTX_free(md);
-        return sc_error_set(err, SC_E_INTERNAL, NULL,
-                            "OpenSSL could not start SHA-256");
+        ERR_clear_error();
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
+                            "out of memory starting SHA-256 (OpenSSL could not start it)");
     }
     ctx->md = md;
     return SC_OK;
@@ -49,9 +53,11 @@ sc_code sc_sha256_update(sc_sha256_ctx *ctx, const void *data, size_t len,
     if (ctx == NULL || ctx->md == NULL || (data == NULL && len > 0))
         return sc_error_set(err, SC_E_USAGE, NULL,
                             "sc_sha256_update: no context or no data");
-    if (len > 0 && EVP_DigestUpdate((EVP_MD_CTX *)ctx->md, data, len) != 1)
-        return sc_error_set(err, SC_E_INTERNAL, NULL,
-                            "OpenSSL could not update SHA-256");
+    if (len > 0 && EVP_DigestUpdate((EVP_MD_CTX *)ctx->md, data, len) != 1) {
+        ERR_clear_error();
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
+                            "out of memory hashing (OpenSSL could not update SHA-256)");
+    }
     return SC_OK;
 }
 
@@ -67,9 +73,11 @@ sc_code sc_sha256_final(sc_sha256_ctx *ctx, unsigned char out[SC_SHA256_LEN],
     int ok = EVP_DigestFinal_ex((EVP_MD_CTX *)ctx->md, out, &n) == 1 &&
              n == SC_SHA256_LEN;
     sc_sha256_abort(ctx);
-    if (!ok)
-        return sc_error_set(err, SC_E_INTERNAL, NULL,
-                            "OpenSSL could not finish SHA-256");
+    if (!ok) {
+        ERR_clear_error();
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
+                            "out of memory hashing (OpenSSL could not finish SHA-256)");
+    }
     return SC_OK;
 }
 

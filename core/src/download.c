@@ -8,8 +8,11 @@
  * response (after redirects) decides, at its first body byte, whether the
  * bytes append to the .part (206 to our Range request, starting exactly
  * where the .part ends) or replace it (any other 2xx).  A pinned size is
- * enforced while receiving: a response longer than the pin stops at once.
- * The SHA-256 is computed over the finished .part with digest.h.
+ * enforced while receiving: a response longer than the pin stops at once,
+ * and so is the bound of an unpinned download (max_bytes).  One deadline
+ * covers every attempt and wait: each attempt gets what is left of it as
+ * libcurl's CURLOPT_TIMEOUT, and a retry never starts past it.  The
+ * SHA-256 is computed over the finished .part with digest.h.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/download.h"
@@ -56,6 +59,7 @@ typedef struct dl_attempt {
     uint64_t offset;       /* bytes of the .part before this attempt */
     int range_requested;
     uint64_t limit;        /* the pinned size, 0 when none */
+    uint64_t bound;        /* the most bytes accepted without a pin */
     int decided;           /* the first body byte arrived: mode chosen */
     int discarding;        /* a non-2xx body: not written */
     uint64_t written;      /* bytes written by this attempt (after restart/append) */
@@ -156,7 +160,8 @@ static size_t on_body(char *buf, size_t size, size_t n, void *userdata)
     }
     if (a->discarding)
         return len;
-    if (a->limit > 0 && a->base + a->written + len > a->limit) {
+    if ((a->limit > 0 && a->base + a->written + len > a->limit) ||
+        (a->limit == 0 && a->base + a->written + len > a->bound)) {
         a->oversize = 1;
         return 0;
     }
@@ -192,6 +197,14 @@ static void sleep_ms(unsigned long ms)
     ts.tv_nsec = (long)(ms % 1000) * 1000000L;
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
+}
+
+static long elapsed_ms(const struct timespec *since)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)(now.tv_sec - since->tv_sec) * 1000L +
+           (long)(now.tv_nsec - since->tv_nsec) / 1000000L;
 }
 
 static int retryable_status(long code)
@@ -254,6 +267,13 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
                                                           : DL_DEFAULT_CONNECT;
     long stall = o && o->stall_timeout_seconds > 0 ? o->stall_timeout_seconds : DL_DEFAULT_STALL;
     unsigned delay = o && o->retry_delay_ms > 0 ? o->retry_delay_ms : DL_DEFAULT_DELAY_MS;
+    uint64_t bound = o && o->max_bytes > 0 ? o->max_bytes : SC_DOWNLOAD_UNPINNED_MAX;
+    uint64_t reach = limit > 0 ? limit : bound;
+    long deadline = o && o->deadline_seconds > 0
+                        ? o->deadline_seconds
+                        : SC_DOWNLOAD_DEADLINE_BASE + (long)(reach / (1024 * 1024));
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
 
     /* A pinned file already in place is kept without a request. */
     if (want_hex && dest_already_verified(dest, limit, want_hex))
@@ -265,8 +285,8 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
     if (loaded != SC_OK)
         return loaded;
     pthread_once(&g_curl_once, curl_init_once);
-    if (g_curl_init_result != CURLE_OK)
-        return sc_error_set(err, SC_E_INTERNAL, NULL, "libcurl could not be initialised: %s",
+    if (g_curl_init_result != CURLE_OK) /* its only failure is an allocation */
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "libcurl could not be initialised: %s",
                             cu->easy_strerror(g_curl_init_result));
 
     size_t dlen = strlen(dest);
@@ -295,9 +315,15 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
     char curl_msg[CURL_ERROR_SIZE];
     char last_failure[SC_ERROR_MESSAGE_MAX] = "";
     int done = 0;
+    int out_of_time = 0;
     for (int attempt = 1; attempt <= attempts && !done && rc == SC_OK; attempt++) {
         if (attempt > 1)
             sleep_ms((unsigned long)delay * (unsigned long)(attempt - 1));
+        long left_ms = deadline * 1000L - elapsed_ms(&started);
+        if (left_ms <= 0) {
+            out_of_time = 1;
+            break;
+        }
         struct stat st;
         if (fstat(fd, &st) != 0) {
             rc = sc_error_set(err, SC_E_IO, part, "cannot stat %s: %s", part, strerror(errno));
@@ -322,6 +348,7 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
         a.offset = have;
         a.range_requested = have > 0;
         a.limit = limit;
+        a.bound = bound;
         a.range_start = -1;
         a.o = o;
         a.what = url;
@@ -348,6 +375,7 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
         cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_to);
         cu->easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
         cu->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, stall);
+        cu->easy_setopt(c, CURLOPT_TIMEOUT_MS, left_ms);
         cu->easy_setopt(c, CURLOPT_USERAGENT, "scrollcase/" SC_VERSION);
         cu->easy_setopt(c, CURLOPT_ERRORBUFFER, curl_msg);
         cu->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
@@ -369,10 +397,17 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
         if (a.write_failed) {
             rc = sc_error_set(err, SC_E_IO, part, "cannot write %s: %s", part,
                               strerror(a.write_failed));
-        } else if (a.oversize) {
+        } else if (a.oversize && limit > 0) {
             (void)unlink(part);
             rc = sc_error_set(err, SC_E_ASSET_SIZE, dest,
                               "%s sends more than the pinned %" PRIu64 " bytes", url, limit);
+        } else if (a.oversize) {
+            (void)unlink(part);
+            rc = sc_error_set(err, SC_E_ASSET_SIZE, dest,
+                              "%s sends more than %" PRIu64 " bytes, the most a download "
+                              "without a pin may bring%s",
+                              url, bound,
+                              o && o->max_bytes > 0 ? "" : " (64 GiB by default)");
         } else if (a.bad_range) {
             rc = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url,
                               "%s answered the resume at byte %" PRIu64
@@ -397,8 +432,16 @@ static sc_code download(const char *url, const char *dest, uint64_t limit,
             snprintf(last_failure, sizeof last_failure, "%s",
                      curl_msg[0] ? curl_msg : cu->easy_strerror(res));
         }
+        if (rc == SC_OK && !done && elapsed_ms(&started) >= deadline * 1000L) {
+            out_of_time = 1;
+            break;
+        }
     }
-    if (rc == SC_OK && !done)
+    if (rc == SC_OK && !done && out_of_time)
+        rc = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url,
+                          "%s did not finish within %ld s, the deadline of the whole download",
+                          url, deadline);
+    else if (rc == SC_OK && !done)
         rc = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url, "%s failed after %d attempt%s: %s", url,
                           attempts, attempts == 1 ? "" : "s", last_failure);
 

@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "scrollcase/base64.h"
+#include "cleanup_internal.h"
 #include "scrollcase/file.h"
 
 extern char **environ;
@@ -715,7 +716,11 @@ static sc_code run_signer(char **words, const void *payload, size_t len, unsigne
     int pipe_was_pending = sigismember(&pending_before, SIGPIPE) == 1;
 
     pid_t pid;
+    sigset_t held;
+    sc_cleanup_hold(&held); /* registered before a signal can miss it */
     rc = posix_spawnp(&pid, words[0], &fa, &attr, words, environ);
+    int child_slot = rc == 0 ? sc_cleanup_add_child(pid, 1) : -1;
+    sc_cleanup_release(&held);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     close(in[0]);
@@ -736,6 +741,7 @@ static sc_code run_signer(char **words, const void *payload, size_t len, unsigne
     size_t sent = 0, cap = 0, elen = 0;
     char *buf = NULL;
     sc_code c = SC_OK;
+    int st = 0, exited = 0, draining = 0;
     while (op[0] >= 0 || ep[0] >= 0) {
         struct pollfd fds[3];
         int nf = 0, i_in = -1, i_out = -1, i_err = -1;
@@ -752,7 +758,25 @@ static sc_code run_signer(char **words, const void *payload, size_t len, unsigne
             i_err = nf++;
         }
         int wait_ms = ms_left(&start, limit);
-        if (wait_ms == 0) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        /* ended, not reaped (WNOWAIT): its pid names its group until then */
+        if (!exited && waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == pid)
+            exited = draining = 1;
+        if (draining) {
+            /* The signer has exited: what it wrote is in the pipes now;
+             * read that and stop, whoever else still holds them open. */
+            wait_ms = 0;
+            if (i_in >= 0) {
+                close(in[1]);
+                in[1] = -1;
+                fds[i_in].fd = -1;
+            }
+        } else if (wait_ms > 50) {
+            wait_ms = 50; /* and look again whether it has exited */
+        }
+        if (wait_ms == 0 && !draining) {
             c = sc_error_set(err, SC_E_SIGNER_FAILED, NULL,
                                  "the external signer did not finish within %u s", limit);
             break;
@@ -764,8 +788,11 @@ static sc_code run_signer(char **words, const void *payload, size_t len, unsigne
             c = signer_failed(err, "waiting for the external signer: %s", strerror(errno));
             break;
         }
-        if (ready == 0)
+        if (ready == 0) {
+            if (draining)
+                break;
             continue;
+        }
         if (i_in >= 0 && fds[i_in].revents) {
             ssize_t w = write(in[1], src + sent, len - sent);
             if (w > 0)
@@ -812,8 +839,13 @@ static sc_code run_signer(char **words, const void *payload, size_t len, unsigne
     close_pair(op);
     close_pair(ep);
     /* Its output is closed; it still gets only what is left of the limit. */
-    int st = 0;
-    for (;;) {
+    sc_cleanup_drop_child(child_slot);
+    if (exited) {
+        kill(-pid, SIGKILL); /* what it left in its group ends with it */
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    for (; !exited;) {
         if (c != SC_OK) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);

@@ -689,8 +689,9 @@ static sc_code copy_plan_run(copy_plan *p, unsigned jobs, sc_error *err)
     atomic_init(&p->fail_min, SIZE_MAX);
     atomic_init(&p->linked_bytes, 0);
     p->fail_code = SC_OK;
-    if (pthread_mutex_init(&p->mu, NULL) != 0)
-        return sc_error_set(err, SC_E_INTERNAL, NULL, "cannot start the environment copy");
+    if (pthread_mutex_init(&p->mu, NULL) != 0) /* ENOMEM or EAGAIN: a resource */
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
+                            "out of memory starting the environment copy");
     size_t nt = sc_jobs_resolve(jobs);
     if (nt > p->n)
         nt = p->n;
@@ -1003,6 +1004,29 @@ static sc_code run_tool(char *const *argv, const char *cwd, char *out, size_t ca
     return sc_tool_run_capture(argv, cwd, out, cap, 0, status, err);
 }
 
+/*
+ * Every tool run has a deadline (issue 24): a probe whose output is
+ * captured (`pixi --version`, `conda-pack --help`, `git rev-parse`) gets
+ * SC_TOOL_PROBE_SECONDS, a run (pixi install, pixi lock, conda-pack) gets
+ * SC_TOOL_RUN_SECONDS; SCROLLCASE_TOOL_TIMEOUT (whole seconds, at least 1)
+ * replaces both.  Past it: SIGTERM, then SIGKILL, to the tool's process
+ * group (its own), and SC_E_TIMEOUT.
+ */
+#define SC_TOOL_PROBE_SECONDS 60
+#define SC_TOOL_RUN_SECONDS (6 * 3600)
+
+static int tool_timeout(int probe)
+{
+    const char *v = getenv("SCROLLCASE_TOOL_TIMEOUT");
+    if (v != NULL && v[0] >= '1' && v[0] <= '9') {
+        char *end = NULL;
+        long n = strtol(v, &end, 10);
+        if (end != NULL && *end == '\0' && n > 0 && n <= 1000000)
+            return (int)n;
+    }
+    return probe ? SC_TOOL_PROBE_SECONDS : SC_TOOL_RUN_SECONDS;
+}
+
 sc_code sc_tool_run_capture(char *const *argv, const char *cwd, char *out, size_t cap,
                             int quiet, int *status, sc_error *err)
 {
@@ -1030,13 +1054,22 @@ sc_code sc_tool_run_capture(char *const *argv, const char *cwd, char *out, size_
     spec.argv = argv;
     spec.envp = environ;
     spec.cwd = cwd;
-    spec.stdin_fd = -1;
+    /* stdin: nothing (a tool in its own process group must never wait on
+     * the terminal); its own group, so that a deadline or an interruption
+     * ends what it started too */
+    int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    spec.stdin_fd = in_fd;
     spec.stdout_fd = fd;
     spec.stderr_fd = null_fd;
+    spec.timeout_seconds = tool_timeout(out != NULL);
+    spec.own_process_group = 1;
     spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
+    spec.exit_on_forwarded = 1;
     sc_process_result res;
     memset(&res, 0, sizeof res);
     sc_code rc = sc_process_run(&spec, &res, err);
+    if (in_fd >= 0)
+        close(in_fd);
     if (rc == SC_OK) {
         *status = res.exited ? res.exit_code : -1;
         if (capture != NULL) {
@@ -1098,8 +1131,12 @@ sc_code sc_pixi_discover_pixi(const char *explicit_pixi, const char *toolchain_d
     int status = 0;
     char *argv[] = {pixi, "--version", NULL};
     sc_error sub = {0};
-    if (run_tool(argv, NULL, text, sizeof text, &status, &sub) != SC_OK || status != 0) {
-        sc_code c = pixi_missing(err, pixi, required_version, "`pixi --version` failed");
+    sc_code ran = run_tool(argv, NULL, text, sizeof text, &status, &sub);
+    if (ran != SC_OK || status != 0) {
+        /* 20.2: a tool that gives no answer is missing */
+        sc_code c = pixi_missing(err, pixi, required_version,
+                                 ran == SC_E_TIMEOUT ? "`pixi --version` gave no answer in time"
+                                                     : "`pixi --version` failed");
         free(pixi);
         return c;
     }
@@ -1144,8 +1181,12 @@ sc_code sc_pixi_discover_conda_pack(const char *explicit_conda_pack, const char 
     int status = 0;
     char *argv[] = {cp, "--help", NULL};
     sc_error sub = {0};
-    if (run_tool(argv, NULL, text, sizeof text, &status, &sub) != SC_OK || status != 0) {
-        sc_code c = conda_pack_missing(err, cp, "`conda-pack --help` failed");
+    sc_code ran = run_tool(argv, NULL, text, sizeof text, &status, &sub);
+    if (ran != SC_OK || status != 0) {
+        sc_code c = conda_pack_missing(err, cp,
+                                       ran == SC_E_TIMEOUT
+                                           ? "`conda-pack --help` gave no answer in time"
+                                           : "`conda-pack --help` failed");
         free(cp);
         return c;
     }
@@ -1252,8 +1293,8 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
     deferred_link *links = NULL;
     size_t nlinks = 0, caplinks = 0;
     if (la->read_open_filename(a, tarball, 65536) != ARCHIVE_OK) {
-        rc = sc_error_set(err, SC_E_RELOCATION_FAILED, tarball, "cannot read packed environment %s: %s",
-                          tarball, la->error_string(a));
+        rc = sc_error_set(err, sc_lazy_archive_code(la, a, SC_E_RELOCATION_FAILED), tarball,
+                          "cannot read packed environment %s: %s", tarball, la->error_string(a));
         la->read_free(a);
         return rc;
     }
@@ -1334,8 +1375,8 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
             }
             if (rc == SC_OK) {
                 if (la->read_data_into_fd(a, fd) != ARCHIVE_OK)
-                    rc = sc_error_set(err, SC_E_RELOCATION_FAILED, nm,
-                                      "cannot unpack %s: %s", nm, la->error_string(a));
+                    rc = sc_error_set(err, sc_lazy_archive_code(la, a, SC_E_RELOCATION_FAILED),
+                                      nm, "cannot unpack %s: %s", nm, la->error_string(a));
                 else if (fchmod(fd, la->entry_perm(e) & 0777) != 0)
                     rc = io_fail(err, dst, "cannot set the mode of");
             }
@@ -1376,8 +1417,8 @@ static sc_code unpack_tar_gz(const char *tarball, const char *dest, sc_error *er
         free(name);
     }
     if (rc == SC_OK && r != ARCHIVE_EOF)
-        rc = sc_error_set(err, SC_E_RELOCATION_FAILED, tarball, "cannot read packed environment %s: %s",
-                          tarball, la->error_string(a));
+        rc = sc_error_set(err, sc_lazy_archive_code(la, a, SC_E_RELOCATION_FAILED), tarball,
+                          "cannot read packed environment %s: %s", tarball, la->error_string(a));
     la->read_free(a);
     if (rc == SC_OK && nlinks > 0)
         qsort(links, nlinks, sizeof *links, link_cmp);

@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "cleanup_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -111,6 +112,14 @@ sc_code sc_file_open_regular(const char *path, unsigned flags, int *fdp, struct 
 sc_code sc_file_read(const char *path, char **bytes, size_t *len,
                      int *missing, sc_error *err)
 {
+    return sc_file_read_bounded(path, SC_FILE_READ_MAX, SC_E_IO, bytes, len, missing, err);
+}
+
+sc_code sc_file_read_bounded(const char *path, size_t max, sc_code too_large, char **bytes,
+                             size_t *len, int *missing, sc_error *err)
+{
+    if (max > SC_FILE_READ_MAX)
+        max = SC_FILE_READ_MAX;
     if (missing != NULL)
         *missing = 0;
     if (bytes != NULL)
@@ -130,11 +139,14 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
         return oc;
     }
 
+    if (st.st_size > 0 && (uintmax_t)st.st_size > (uintmax_t)max) {
+        close(fd);
+        return sc_error_set(err, too_large, path, "%s is larger than %zu bytes", path, max);
+    }
     /* Start from the size fstat reports but do not trust it (/proc, a file
      * that grows while we read). */
     size_t cap = 4096;
-    if (st.st_size > 0 &&
-        (uintmax_t)st.st_size < (uintmax_t)SC_FILE_READ_MAX)
+    if (st.st_size > 0 && (uintmax_t)st.st_size < (uintmax_t)max)
         cap = (size_t)st.st_size + 2; /* +1 to see EOF, +1 for NUL */
     char *buf = malloc(cap);
     if (buf == NULL) {
@@ -145,16 +157,15 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
     size_t used = 0;
     for (;;) {
         if (used + 1 >= cap) {
-            if (cap > SC_FILE_READ_MAX) {
+            if (cap > max) {
                 free(buf);
                 close(fd);
-                return sc_error_set(err, SC_E_IO, path,
-                                    "cannot read %s: larger than %zu bytes",
-                                    path, (size_t)SC_FILE_READ_MAX);
+                return sc_error_set(err, too_large, path, "%s is larger than %zu bytes", path,
+                                    max);
             }
             size_t ncap = cap * 2;
-            if (ncap > SC_FILE_READ_MAX + 2)
-                ncap = SC_FILE_READ_MAX + 2;
+            if (ncap > max + 2)
+                ncap = max + 2;
             char *nb = realloc(buf, ncap);
             if (nb == NULL) {
                 free(buf);
@@ -178,12 +189,11 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
         if (r == 0)
             break;
         used += (size_t)r;
-        if (used > SC_FILE_READ_MAX) {
+        if (used > max) {
             free(buf);
             close(fd);
-            return sc_error_set(err, SC_E_IO, path,
-                                "cannot read %s: larger than %zu bytes", path,
-                                (size_t)SC_FILE_READ_MAX);
+            return sc_error_set(err, too_large, path, "%s is larger than %zu bytes", path,
+                                max);
         }
     }
     close(fd);
@@ -192,6 +202,51 @@ sc_code sc_file_read(const char *path, char **bytes, size_t *len,
     if (len != NULL)
         *len = used;
     sc_error_clear(err);
+    return SC_OK;
+}
+
+sc_code sc_file_resolve_local(const char *root, const char *rel, char **real, sc_error *err)
+{
+    *real = NULL;
+    size_t rn = strlen(root), ln = strlen(rel);
+    char *joined = malloc(rn + ln + 2);
+    if (joined == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, rel, "out of memory");
+    snprintf(joined, rn + ln + 2, "%s/%s", root, rel);
+    char *target = realpath(joined, NULL);
+    int e = errno;
+    free(joined);
+    if (target == NULL)
+        return e == ENOMEM ? sc_error_set(err, SC_E_OUT_OF_MEMORY, rel, "out of memory")
+                           : sc_error_set(err, SC_E_LOCAL_FILE_MISSING, rel,
+                                          "Local box file is missing: %s (%s)", rel,
+                                          strerror(e));
+    char *top = realpath(root, NULL);
+    if (top == NULL) {
+        e = errno;
+        free(target);
+        return sc_error_set(err, SC_E_IO, root, "cannot resolve the project root %s: %s", root,
+                            strerror(e));
+    }
+    size_t tn = strlen(top);
+    int inside = strcmp(top, "/") == 0 ||
+                 (strncmp(target, top, tn) == 0 && (target[tn] == '/' || target[tn] == '\0'));
+    sc_code c = SC_OK;
+    struct stat st;
+    if (!inside)
+        c = sc_error_set(err, SC_E_UNSAFE_PATH, rel,
+                         "Local box file %s is a link that leaves the project (to %s); copy "
+                         "the file into the project and name that copy",
+                         rel, target);
+    else if (stat(target, &st) != 0 || !S_ISREG(st.st_mode))
+        c = sc_error_set(err, SC_E_LOCAL_FILE_MISSING, rel,
+                         "Local box file is missing: %s is not a regular file", rel);
+    free(top);
+    if (c != SC_OK) {
+        free(target);
+        return c;
+    }
+    *real = target;
     return SC_OK;
 }
 
@@ -275,7 +330,9 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
         dir[dir_len] = '\0';
     }
 
-    int fd = -1;
+    int fd = -1, slot = -1;
+    sigset_t held;
+    sc_cleanup_hold(&held); /* the temporary name is never missed by cleanup.h */
     for (unsigned attempt = 0; attempt < 100; attempt++) {
         char suffix[7];
         temp_suffix(suffix, attempt);
@@ -285,6 +342,11 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
         if (fd >= 0 || (errno != EEXIST && errno != EINTR))
             break;
     }
+    if (fd >= 0)
+        slot = sc_cleanup_add_path(tmp);
+    int open_errno = errno;
+    sc_cleanup_release(&held);
+    errno = open_errno;
     if (fd < 0) {
         int e = errno;
         /* ".<name>.tmp-XXXXXX": 12 bytes more than the name itself */
@@ -330,6 +392,7 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
     }
     if (step != NULL) {
         unlink(tmp);
+        sc_cleanup_drop_path(slot, 0);
         sc_code rc = e == EEXIST && !replace
                          ? sc_error_set(err, SC_E_IO, path, "cannot write %s: it exists", path)
                          : sc_error_set(err, SC_E_IO, path, "cannot write %s (%s): %s",
@@ -339,6 +402,7 @@ static sc_code write_file(const char *path, const void *bytes, size_t len,
         return rc;
     }
 
+    sc_cleanup_drop_path(slot, 0);
     /* The new name is in place; make the rename itself durable.  File
      * systems that cannot fsync a directory say EINVAL/ENOTSUP: accept. */
     sc_code rc = SC_OK;

@@ -136,6 +136,7 @@ static sc_code run_gate(const char *program, char *const *argv, char *const *env
     spec.timeout_seconds = timeout;
     spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
     spec.own_process_group = 1;
+    spec.exit_on_forwarded = 1;
     if (watch != NULL && watch->meter != NULL && watch->meter->fn != NULL) {
         spec.tick = gate_tick;
         spec.tick_ctx = watch;
@@ -340,7 +341,8 @@ static sc_code run_captured(const char *program, char *const *argv, char *const 
     if (sc_jobs_thread_start(&th, capture_main, &cap) != 0) {
         close(fds[0]);
         close(fds[1]);
-        return sc_error_set(err, SC_E_IO, "", "cannot start a reader thread");
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, "", /* EAGAIN: a resource */
+                            "out of memory starting a reader thread");
     }
     sc_code c = run_gate(program, argv, envp, cwd, fds[1], err_fd, timeout, what, watch, err);
     close(fds[1]);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "scrollcase/asset_cache.h"
+#include "scrollcase/cleanup.h"
 #include "scrollcase/cohort.h"
 #include "scrollcase/envelope.h"
 #include "scrollcase/file.h"
@@ -81,7 +82,20 @@ static sc_code fetch_document(const char *url, const char *dir, const char *name
         return oom(err);
     uint64_t size = 0;
     char sha[65];
-    sc_code c = sc_download_measure(url, path, o, &size, sha, err);
+    /* A document is at most SC_FILE_READ_MAX bytes: a server that sends more
+     * (one that never ends) is stopped there, not after the disk is full. */
+    sc_download_options bounded;
+    if (o != NULL)
+        bounded = *o;
+    else
+        memset(&bounded, 0, sizeof bounded);
+    bounded.max_bytes = SC_FILE_READ_MAX;
+    sc_code c = sc_download_measure(url, path, &bounded, &size, sha, err);
+    if (c == SC_E_ASSET_SIZE)
+        c = sc_error_set(err, SC_E_DOWNLOAD_FAILED, url,
+                         "%s sends more than %zu bytes, the most a channel or release "
+                         "document may be",
+                         url, (size_t)SC_FILE_READ_MAX);
     if (c == SC_OK)
         c = sc_file_read(path, bytes, len, NULL, err);
     free(path);
@@ -106,7 +120,8 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
         free(cache);
         return oom(err);
     }
-    if (mkdtemp(tmpl) == NULL) {
+    int tmp_slot; /* removed by an interruption too (cleanup.h) */
+    if (sc_cleanup_mkdtemp(tmpl, &tmp_slot) != 0) {
         c = sc_error_set(err, SC_E_IO, tmpdir, "cannot create a temporary directory in %s: %s",
                          tmpdir, strerror(errno));
         free(tmpl);
@@ -119,7 +134,8 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
     memset(&doc, 0, sizeof doc);
     sc_release rel;
     memset(&rel, 0, sizeof rel);
-    int rel_open = 0;
+    int rel_open = 0, is_channel = 0;
+    size_t index = 0;
     out->release_url = strdup(o->url);
     if (out->release_url == NULL)
         c = oom(err);
@@ -129,7 +145,7 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
         c = sc_envelope_verify(bytes, len, o->trust, SC_DOC_ANY, &doc, err);
     if (c == SC_OK && doc.info.type == SC_DOC_CHANNEL) {
         /* 12: the release this install is served */
-        size_t index = 0;
+        is_channel = 1;
         uint32_t bucket = 0;
         if (o->install_id == NULL)
             c = sc_error_set(err, SC_E_USAGE, NULL,
@@ -155,13 +171,22 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
         c = sc_error_set(err, SC_E_INVALID_MANIFEST, o->url,
                          "%s is neither a channel nor a release; give the URL of one", o->url);
     }
-    sc_verified_document_free(&doc);
+    /* 16.7: the release is the one the channel's entry names: its bytes by
+     * content address first, then, verified, its box, version and target */
+    if (c == SC_OK && is_channel &&
+        (c = sc_channel_release_bytes_check(doc.payload, index, bytes, len, err)) != SC_OK)
+        sc_error_prefix(err, out->channel_url);
     if (c == SC_OK) {
         c = sc_release_open_bytes(bytes, len, o->trust, NULL, &rel, err);
         rel_open = c == SC_OK;
         if (c != SC_OK)
             sc_error_prefix(err, out->release_url);
     }
+    if (c == SC_OK && is_channel &&
+        (c = sc_channel_release_identity_check(doc.payload, index, rel.doc.payload, err)) !=
+            SC_OK)
+        sc_error_prefix(err, out->channel_url);
+    sc_verified_document_free(&doc);
     if (c == SC_OK) {
         out->archive_url = resolve(out->release_url, rel.archive_url);
         if (out->archive_url == NULL)
@@ -176,8 +201,7 @@ sc_code sc_install(const sc_install_options *o, sc_install_result *out, sc_error
     free(bytes);
     if (rel_open)
         sc_release_free(&rel);
-    sc_error ignored;
-    (void)sc_file_remove_tree(tmpl, &ignored);
+    (void)sc_cleanup_remove_dir(tmp_slot, tmpl);
     free(tmpl);
     free(cache);
     return c;

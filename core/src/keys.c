@@ -7,6 +7,7 @@
  * released, on every path.
  */
 #include "scrollcase/keys.h"
+#include "cleanup_internal.h"
 #include "scrollcase/remedy.h"
 
 #include <errno.h>
@@ -534,6 +535,10 @@ sc_code sc_keys_write_to(const char *private_path, const char *public_path,
     int wrote_private = 0;
     sc_json *doc = NULL;
     sc_code c = SC_OK;
+    /* An interruption waits until the pair is written whole or undone (and
+     * the backup of an old private key is gone): cleanup.h. */
+    sigset_t held;
+    sc_cleanup_hold(&held);
     for (int i = 0; i < 2 && c == SC_OK; i++) {
         dirs[i] = parent_of(paths[i]);
         c = dirs[i] == NULL ? sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory")
@@ -578,6 +583,7 @@ sc_code sc_keys_write_to(const char *private_path, const char *public_path,
         undo_dirs(dirs[1] ? dirs[1] : ".", made[1]);
         undo_dirs(dirs[0] ? dirs[0] : ".", made[0]);
     }
+    sc_cleanup_release(&held);
     for (int i = 0; i < 2; i++) {
         free(dirs[i]);
         free(made[i]);

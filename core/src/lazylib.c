@@ -12,6 +12,7 @@
 #include "scrollcase/libraries.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -75,6 +76,7 @@ SAME_TYPE(sc_archive_api, read_support_format_zip_seekable,
 SAME_TYPE(sc_archive_api, read_open, archive_read_open);
 SAME_TYPE(sc_archive_api, read_data_skip, archive_read_data_skip);
 SAME_TYPE(sc_archive_api, entry_size, archive_entry_size);
+SAME_TYPE(sc_archive_api, errno_, archive_errno);
 
 static const sc_lazy_symbol archive_symbols[] = {
     SYM(sc_archive_api, read_new, archive_read_new),
@@ -99,7 +101,18 @@ static const sc_lazy_symbol archive_symbols[] = {
     SYM(sc_archive_api, read_open, archive_read_open),
     SYM(sc_archive_api, read_data_skip, archive_read_data_skip),
     SYM(sc_archive_api, entry_size, archive_entry_size),
+    SYM(sc_archive_api, errno_, archive_errno),
 };
+
+sc_code sc_lazy_archive_code(const sc_archive_api *la, struct archive *a, sc_code otherwise)
+{
+    int e = la != NULL && a != NULL ? la->errno_(a) : 0;
+    if (e == ENOMEM)
+        return SC_E_OUT_OF_MEMORY;
+    if (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO)
+        return SC_E_IO;
+    return otherwise;
+}
 
 sc_code sc_lazy_load(const char *soname, const char *package, const sc_lazy_symbol *symbols,
                      size_t count, void *table, sc_error *err)

@@ -62,7 +62,14 @@ typedef struct sc_archive_api {
                      archive_read_callback *read_cb, archive_close_callback *close_cb);
     int (*read_data_skip)(struct archive *a);
     la_int64_t (*entry_size)(struct archive_entry *e);
+    int (*errno_)(struct archive *a);
 } sc_archive_api;
+
+/* The code of a libarchive failure on a: out-of-memory when libarchive says
+ * ENOMEM (an allocation under a memory limit), io-error for a full disk, a
+ * quota or the file-size limit (ENOSPC, EDQUOT, EFBIG, EIO), else
+ * otherwise. */
+sc_code sc_lazy_archive_code(const sc_archive_api *la, struct archive *a, sc_code otherwise);
 
 /* The libcurl table, loading libcurl on the first call.  *api is set on
  * SC_OK; on failure err says which library or symbol is missing. */

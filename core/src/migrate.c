@@ -6,11 +6,13 @@
  * v3 validation; each file is replaced atomically; members keep their order.
  */
 #include "scrollcase/migrate.h"
+#include "cleanup_internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scrollcase/file.h"
 #include "scrollcase/manifest.h"
@@ -151,6 +153,45 @@ void sc_migrate_result_free(sc_migrate_result *r)
 }
 
 /* A licence inventory to convert. */
+/* A file's bytes before a migration replaced it (missing: it was not there). */
+typedef struct saved {
+    char *path;
+    char *bytes;
+    size_t len;
+    int missing;
+} saved;
+
+static sc_code save(saved *v, const char *path, sc_error *err)
+{
+    v->path = strdup(path);
+    if (v->path == NULL)
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+    sc_code rc = sc_file_read(path, &v->bytes, &v->len, &v->missing, err);
+    if (rc != SC_OK && v->missing) {
+        sc_error_clear(err);
+        rc = SC_OK;
+    }
+    return rc;
+}
+
+/* Put the old bytes back (undo), or only forget them. */
+static void restore_saved(const saved *v, int undo)
+{
+    sc_error ignored;
+    if (!undo || v->path == NULL)
+        return;
+    if (v->missing)
+        (void)unlink(v->path);
+    else
+        (void)sc_file_write_atomic(v->path, v->bytes, v->len, 0644, &ignored);
+}
+
+static void saved_free(saved *v)
+{
+    free(v->path);
+    free(v->bytes);
+}
+
 typedef struct inv {
     char *rel;  /* as declared, relative to the project root */
     char *path;
@@ -374,12 +415,22 @@ sc_code sc_migrate_workspace(const char *scrolls_dir, const char *project_root,
         rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
         goto done;
     }
+    /* Every file is replaced whole, one after the other: an interruption
+     * waits until all are (cleanup.h), and a write that fails puts back the
+     * ones already replaced, so a migration is never half done. */
+    sigset_t held;
+    sc_cleanup_hold(&held);
+    size_t nold = ndocs + ninvs, replaced = 0;
+    saved *old = dry_run || nold == 0 ? NULL : calloc(nold, sizeof *old);
+    if (!dry_run && nold > 0 && old == NULL)
+        rc = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
     for (size_t i = 0; i < ndocs && rc == SC_OK; i++) {
         if (!docs[i].changed)
             continue;
-        if (!dry_run)
-            rc = sc_file_write_atomic(docs[i].path, docs[i].text, docs[i].len,
-                                      0644, err);
+        if (!dry_run && (rc = save(&old[replaced], docs[i].path, err)) == SC_OK &&
+            (rc = sc_file_write_atomic(docs[i].path, docs[i].text, docs[i].len, 0644, err)) ==
+                SC_OK)
+            replaced++;
         if (rc == SC_OK) {
             out->written[out->count] = strdup(docs[i].rel);
             if (out->written[out->count] == NULL)
@@ -389,8 +440,10 @@ sc_code sc_migrate_workspace(const char *scrolls_dir, const char *project_root,
         }
     }
     for (size_t i = 0; i < ninvs && rc == SC_OK; i++) {
-        if (!dry_run)
-            rc = sc_file_write_atomic(invs[i].path, invs[i].text, invs[i].len, 0644, err);
+        if (!dry_run && (rc = save(&old[replaced], invs[i].path, err)) == SC_OK &&
+            (rc = sc_file_write_atomic(invs[i].path, invs[i].text, invs[i].len, 0644, err)) ==
+                SC_OK)
+            replaced++;
         if (rc == SC_OK) {
             out->inventories[out->ninventories] = strdup(invs[i].rel);
             if (out->inventories[out->ninventories] == NULL)
@@ -399,6 +452,14 @@ sc_code sc_migrate_workspace(const char *scrolls_dir, const char *project_root,
                 out->ninventories++;
         }
     }
+    if (old != NULL) {
+        for (size_t i = replaced; i-- > 0;)
+            restore_saved(&old[i], rc != SC_OK);
+        for (size_t i = 0; i < nold; i++)
+            saved_free(&old[i]);
+        free(old);
+    }
+    sc_cleanup_release(&held);
 done:
     if (rc != SC_OK)
         sc_migrate_result_free(out);

@@ -770,7 +770,9 @@ sc_code sc_pixi_lock_read(const char *path, sc_pixi_lock **out, sc_error *err)
     char *bytes = NULL;
     size_t len = 0;
     *out = NULL;
-    sc_code c = sc_file_read(path, &bytes, &len, NULL, err);
+    /* 19.2: a lock over 64 MiB is invalid-lock, not an I/O failure */
+    sc_code c = sc_file_read_bounded(path, SC_LOCK_MAX_BYTES, SC_E_INVALID_LOCK, &bytes, &len,
+                                     NULL, err);
     if (c != SC_OK)
         return c;
     c = sc_pixi_lock_parse(bytes, len, path, out, err);

@@ -39,6 +39,7 @@
 #include "progress_internal.h"
 #include "scrollcase/assets.h"
 #include "scrollcase/audit.h"
+#include "scrollcase/cleanup.h"
 #include "scrollcase/execution.h"
 #include "scrollcase/digest.h"
 #include "scrollcase/file.h"
@@ -65,137 +66,26 @@ sc_code sc_box_remove_tree(const char *path, sc_error *err)
 
 /* ---- the active stage and the signal cleanup ---------------------------------- */
 
-/*
- * A directory the signal cleanup removes: a descriptor of its parent and its
- * name there (at most NAME_MAX bytes), so that neither its depth nor the
- * length of its path matters, and a later rename of a directory above it
- * does not send the cleanup elsewhere.  path is the caller's view, for
- * sc_box_prepare_active_stage; the handler never reads it.
- */
-static void hold_signals(sigset_t *old);
-static void release_signals(const sigset_t *old);
-
-typedef struct cleanup_slot {
-    volatile sig_atomic_t set;
-    int parent;
-    char name[NAME_MAX + 1];
-    char *path;
-} cleanup_slot;
-
-static cleanup_slot g_stage = {0, -1, "", NULL};
-/* The private temporary root of a self-test or temporary run, if any. */
-static cleanup_slot g_tmp_root = {0, -1, "", NULL};
+/* The stage being filled and the private temporary root of a self-test or
+ * temporary run, as slots of cleanup.h's registry (-1: none). */
+static int g_stage = -1;
+static int g_tmp_root = -1;
 
 const char *sc_box_prepare_active_stage(void)
 {
-    return g_stage.set && g_stage.path != NULL ? g_stage.path : "";
+    return sc_cleanup_path(g_stage);
 }
 
-/* Open the parent of the directory about to be made at path, with the
- * signals held (hold_signals), before it is made. */
-static int slot_open_parent(const char *path)
+/* Remove the registered directory *slot and forget it. */
+static void slot_remove(int *slot)
 {
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL)
-        return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (slash == path)
-        return open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    char *dir = sc_box_strndup(path, (size_t)(slash - path));
-    if (dir == NULL)
-        return -1;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int e = errno;
-    free(dir);
-    errno = e;
-    return fd;
-}
-
-/* Register the directory path, made under the descriptor parent (which the
- * slot then owns); 0, or -1 when it cannot be registered. */
-static int slot_set(cleanup_slot *s, int parent, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    const char *name = slash != NULL ? slash + 1 : path;
-    size_t n = strlen(name);
-    char *copy = sc_box_strndup(path, strlen(path));
-    if (parent < 0 || n == 0 || n > NAME_MAX || copy == NULL) {
-        free(copy);
-        if (parent >= 0)
-            close(parent);
-        return -1;
-    }
-    s->set = 0;
-    memcpy(s->name, name, n + 1);
-    s->parent = parent;
-    free(s->path);
-    s->path = copy;
-    s->set = 1;
-    return 0;
-}
-
-/* Remove the registered directory (through its parent's descriptor) and
- * forget it. */
-static void slot_remove(cleanup_slot *s)
-{
-    sigset_t held;
-    hold_signals(&held);
-    if (s->set)
-        (void)sc_file_remove_at(s->parent, s->name);
-    s->set = 0;
-    if (s->parent >= 0)
-        close(s->parent);
-    s->parent = -1;
-    s->name[0] = '\0';
-    free(s->path);
-    s->path = NULL;
-    release_signals(&held);
-}
-
-/*
- * Hold SIGINT, SIGTERM and SIGHUP while a directory is created and
- * registered, so that the handler never misses one that exists.
- */
-static void hold_signals(sigset_t *old)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
-static void release_signals(const sigset_t *old)
-{
-    pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-static void cleanup_handler(int sig)
-{
-    int saved = errno;
-    if (g_stage.set)
-        (void)sc_file_remove_at(g_stage.parent, g_stage.name);
-    if (g_tmp_root.set)
-        (void)sc_file_remove_at(g_tmp_root.parent, g_tmp_root.name);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL);
-    errno = saved;
-    raise(sig); /* delivered, with its default action, once this returns */
+    sc_cleanup_drop_path(*slot, 1);
+    *slot = -1;
 }
 
 void sc_box_prepare_signal_cleanup(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = cleanup_handler;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT);
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    sc_cleanup_install();
 }
 
 /* ---- receipts -------------------------------------------------------------- */
@@ -549,29 +439,20 @@ static sc_code prepare_impl(const sc_release *r, const char *archive_path,
     }
     snprintf(stage, n, "%s/%s%s-%ld-XXXXXX", strcmp(parent, "/") == 0 ? "" : parent,
              STAGE_PREFIX, base, (long)getpid());
-    sigset_t held;
-    hold_signals(&held);
-    int stage_parent = slot_open_parent(stage);
-    if (stage_parent < 0 || mkdtemp(stage) == NULL) {
-        int e = errno;
-        if (stage_parent >= 0)
-            close(stage_parent);
-        release_signals(&held);
+    if (sc_cleanup_mkdtemp(stage, &g_stage) != 0) {
         c = sc_error_set(err, SC_E_IO, stage, "cannot create the stage directory: %s",
-                         strerror(e));
+                         strerror(errno));
         free(stage);
         stage = NULL;
         goto done;
     }
-    if (slot_set(&g_stage, stage_parent, stage) != 0) {
+    if (g_stage < 0) {
         (void)rmdir(stage);
-        release_signals(&held);
         c = oom(err);
         free(stage);
         stage = NULL;
         goto done;
     }
-    release_signals(&held);
     payload = sc_path_join(stage, "payload");
     if (payload == NULL) {
         c = oom(err);
@@ -814,25 +695,17 @@ static sc_code private_dir(const char *tmpdir, const char *prefix, char **out, s
     if (p == NULL)
         return oom(err);
     snprintf(p, n, "%s/%sXXXXXX", tmpdir, prefix);
-    sigset_t held;
-    hold_signals(&held);
-    int parent = slot_open_parent(p);
-    if (parent < 0 || mkdtemp(p) == NULL) {
+    if (sc_cleanup_mkdtemp(p, &g_tmp_root) != 0) {
         int e = errno;
-        if (parent >= 0)
-            close(parent);
-        release_signals(&held);
         free(p);
         return sc_error_set(err, SC_E_IO, tmpdir, "cannot create a temporary directory in %s: %s",
                             tmpdir, strerror(e));
     }
-    if (slot_set(&g_tmp_root, parent, p) != 0) {
+    if (g_tmp_root < 0) {
         (void)rmdir(p);
-        release_signals(&held);
         free(p);
         return oom(err);
     }
-    release_signals(&held);
     *out = p;
     return SC_OK;
 }
@@ -912,6 +785,7 @@ static sc_code run_self_test(const sc_release *r, const char *root, const sc_env
         spec.timeout_seconds = (int)timeout;
         spec.forward_signals = sc_process_signal_forwarding(); /* only when the program asked */
         spec.own_process_group = 1;
+        spec.exit_on_forwarded = 1;
         sc_progress_meter meter;
         sc_progress_meter_start_runs(&meter, o != NULL ? o->progress : NULL,
                                      o != NULL ? o->progress_ctx : NULL, "self-test", program,

@@ -14,6 +14,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scrollcase/process.h"
 
+#include "scrollcase/cleanup.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,6 +30,7 @@
 
 /* The forwarding handler's state (signal handlers have no context). */
 static volatile sig_atomic_t g_child;
+static volatile sig_atomic_t g_child_group; /* it leads its own process group */
 static volatile sig_atomic_t g_forwarded;
 
 static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -37,6 +40,8 @@ static void forward_handler(int sig)
 {
     int saved = errno;
     if (g_child > 0) {
+        if (g_child_group)
+            kill(-(pid_t)g_child, sig); /* what it started, too */
         kill((pid_t)g_child, sig);
         g_forwarded = sig;
     }
@@ -74,11 +79,10 @@ static void child_fail(int fd, int stage)
 static void child(const sc_process_spec *spec, int report_fd,
                   const struct sigaction *old_actions, const sigset_t *old_mask)
 {
-    if (spec->forward_signals) {
+    if (spec->forward_signals)
         for (int i = 0; i < NFWD; i++)
             sigaction(forwarded_signals[i], &old_actions[i], NULL);
-        sigprocmask(SIG_SETMASK, old_mask, NULL);
-    }
+    sigprocmask(SIG_SETMASK, old_mask, NULL);
     if (spec->own_process_group)
         setpgid(0, 0);
     int want[3] = {spec->stdin_fd, spec->stdout_fd, spec->stderr_fd};
@@ -198,10 +202,10 @@ sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
     sigemptyset(&fwd);
     for (int i = 0; i < NFWD; i++)
         sigaddset(&fwd, forwarded_signals[i]);
+    /* Blocked first: a signal from now until the pid is recorded (for
+     * forwarding, or for cleanup.h's handler) stays pending until then. */
+    sigprocmask(SIG_BLOCK, &fwd, &old_mask);
     if (spec->forward_signals) {
-        /* Blocked first: a signal from now until the pid is recorded stays
-         * pending and is forwarded once unblocked. */
-        sigprocmask(SIG_BLOCK, &fwd, &old_mask);
         g_child = 0;
         g_forwarded = 0;
         struct sigaction sa;
@@ -218,13 +222,20 @@ sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
         child(spec, pfd[1], old_actions, &old_mask);
     int fork_errno = errno;
     close(pfd[1]);
+    int cleanup_slot = -1;
     if (pid > 0) {
         if (spec->own_process_group)
             setpgid(pid, pid); /* also here: no race with the child's own call */
+        g_child_group = spec->own_process_group ? 1 : 0;
         g_child = (sig_atomic_t)pid;
+        /* Not forwarding: cleanup.h's handler, if installed, ends it. */
+        if (!spec->forward_signals)
+            cleanup_slot = sc_cleanup_add_child(pid, spec->own_process_group);
     }
     if (spec->forward_signals)
         sigprocmask(SIG_UNBLOCK, &fwd, NULL);
+    else
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
 
     sc_code code = SC_OK;
     if (pid < 0) {
@@ -248,6 +259,7 @@ sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
             if (spec->forward_signals)
                 sigprocmask(SIG_BLOCK, &fwd, NULL);
             g_child = 0;
+            sc_cleanup_drop_child(cleanup_slot); /* before the pid can be reused */
             reap(pid, &st);
             if (f.stage == STAGE_CWD)
                 code = sc_error_set(err, SC_E_SPAWN_FAILURE, spec->program,
@@ -262,10 +274,14 @@ sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
             if (spec->forward_signals)
                 sigprocmask(SIG_BLOCK, &fwd, NULL);
             g_child = 0;
+            sc_cleanup_drop_child(cleanup_slot); /* before the pid can be reused */
+            /* Done means the child ended: whatever it left running in its
+             * group (a helper holding its output open) ends with it; the
+             * child is not reaped yet, so its pid, the group's id, is ours. */
+            if (spec->own_process_group)
+                kill(-pid, SIGKILL);
             int st = 0;
             reap(pid, &st);
-            if (timed_out && spec->own_process_group)
-                kill(-pid, SIGKILL); /* whatever the child left in its group */
             if (WIFEXITED(st)) {
                 out->exited = 1;
                 out->exit_code = WEXITSTATUS(st);
@@ -284,6 +300,8 @@ sc_code sc_process_run(const sc_process_spec *spec, sc_process_result *out,
         for (int i = 0; i < NFWD; i++)
             sigaction(forwarded_signals[i], &old_actions[i], NULL);
         sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        if (out->forwarded_signal != 0 && spec->exit_on_forwarded && sc_cleanup_installed())
+            sc_cleanup_exit_by_signal(out->forwarded_signal);
     }
     return code;
 }

@@ -50,10 +50,15 @@ static int conda_name(const char *s)
 static sc_code add_skip(sc_requirements *r, const char *line, size_t n, const char *reason,
                         sc_error *err)
 {
-    sc_requirement_skip *g = realloc(r->skipped, (r->nskipped + 1) * sizeof *g);
-    if (g == NULL)
-        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
-    r->skipped = g;
+    if (r->nskipped == r->skip_cap) { /* doubling: n lines, linear time */
+        size_t nc = r->skip_cap ? r->skip_cap * 2 : 16;
+        sc_requirement_skip *g = realloc(r->skipped, nc * sizeof *g);
+        if (g == NULL)
+            return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
+        r->skipped = g;
+        r->skip_cap = nc;
+    }
+    sc_requirement_skip *g = r->skipped;
     g[r->nskipped].line = dup_n(line, n);
     g[r->nskipped].reason = reason;
     if (g[r->nskipped].line == NULL)
@@ -137,11 +142,18 @@ static sc_code one_line(sc_requirements *r, const char *s, size_t n, sc_error *e
         return c;
     }
     if (c == SC_OK) {
-        sc_requirement *d = realloc(r->deps, (r->ndeps + 1) * sizeof *d);
+        sc_requirement *d = r->deps;
+        if (r->ndeps == r->dep_cap) {
+            size_t nc = r->dep_cap ? r->dep_cap * 2 : 16;
+            d = realloc(r->deps, nc * sizeof *d);
+            if (d != NULL) {
+                r->deps = d;
+                r->dep_cap = nc;
+            }
+        }
         if (d == NULL) {
             c = sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
         } else {
-            r->deps = d;
             sc_requirement *q = &d[r->ndeps];
             q->spec = spec;
             spec = NULL;

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "scrollcase/scroll_edit.h"
+#include "cleanup_internal.h"
 #include "scrollcase/remedy.h"
 
 #include <errno.h>
@@ -285,7 +286,10 @@ static sc_code add_file(edit_set *s, const char *path, int json, int is_base,
     if (e->path == NULL)
         return oom(err);
     s->n++;
-    sc_code rc = sc_file_read(path, &e->orig, &e->orig_len, NULL, err);
+    /* a pixi.toml over 1 MiB is invalid-pixi-toml (19.2), not io-error */
+    sc_code rc = json ? sc_file_read(path, &e->orig, &e->orig_len, NULL, err)
+                      : sc_file_read_bounded(path, SC_TOML_MAX_BYTES, SC_E_INVALID_PIXI_TOML,
+                                             &e->orig, &e->orig_len, NULL, err);
     if (rc != SC_OK || !json)
         return rc;
     rc = sc_json_parse(e->orig, e->orig_len, &e->doc, err);
@@ -381,6 +385,10 @@ static void restore(edit_set *s)
 /* Write every changed file, then load every target of the box. */
 static sc_code commit(const sc_author_ctx *c, edit_set *s, sc_error *err)
 {
+    /* An interruption waits for the edit to be whole or undone: the files
+     * are replaced one by one, then re-read, then restored on a failure. */
+    sigset_t held;
+    sc_cleanup_hold(&held);
     sc_code rc = SC_OK;
     for (size_t i = 0; i < s->n && rc == SC_OK; i++) {
         edit_file *e = &s->f[i];
@@ -400,6 +408,7 @@ static sc_code commit(const sc_author_ctx *c, edit_set *s, sc_error *err)
     }
     if (rc != SC_OK)
         restore(s);
+    sc_cleanup_release(&held);
     return rc;
 }
 
@@ -944,7 +953,7 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
     sc_json *doc = new_scroll_doc(o, &t, source, default_args);
     char *toml = new_pixi_toml(o, &t), *json = NULL;
     size_t json_len = 0;
-    int made_box = 0, staged = 0;
+    int made_box = 0, staged = 0, box_slot = -1, stage_slot = -1;
     starter st_file = {NULL, NULL, 0};
     struct stat st;
     if (box_dir == NULL || tdir == NULL || stage == NULL || doc == NULL || toml == NULL) {
@@ -959,13 +968,19 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
     if ((rc = sc_json_write(doc, &json, &json_len, err)) != SC_OK)
         goto out;
     if (!sc_is_dir(box_dir)) {
+        sigset_t held;
+        sc_cleanup_hold(&held); /* what it makes, an interruption removes (cleanup.h) */
         if (mkdir(box_dir, 0755) != 0) {
-            rc = sc_error_set(err, SC_E_IO, box_dir, "%s: %s", box_dir, strerror(errno));
+            int e = errno;
+            sc_cleanup_release(&held);
+            rc = sc_error_set(err, SC_E_IO, box_dir, "%s: %s", box_dir, strerror(e));
             goto out;
         }
+        box_slot = sc_cleanup_add_path(box_dir);
+        sc_cleanup_release(&held);
         made_box = 1;
     }
-    if (mkdtemp(stage) == NULL) {
+    if (sc_cleanup_mkdtemp(stage, &stage_slot) != 0) {
         rc = sc_error_set(err, SC_E_IO, box_dir, "%s: %s", box_dir, strerror(errno));
         goto out;
     }
@@ -991,6 +1006,8 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
         goto out;
     }
     staged = 0;
+    sc_cleanup_drop_path(stage_slot, 0);
+    stage_slot = -1;
     char *ref = dup_printf("%s/%s", o->box_id, o->target_id);
     sc_scroll *loaded = NULL;
     rc = ref ? sc_scroll_load(scrolls_dir, ref, &loaded, err) : oom(err);
@@ -1000,7 +1017,7 @@ sc_code sc_author_new_scroll(const char *scrolls_dir,
         remove_tree2(tdir);
 out:
     if (staged)
-        remove_tree2(stage);
+        (void)sc_cleanup_remove_dir(stage_slot, stage);
     if (rc != SC_OK)
         starter_undo(&st_file);
     else if (st_file.path != NULL && o->generated_script_out != NULL)
@@ -1009,6 +1026,7 @@ out:
     free(source);
     if (rc != SC_OK && made_box)
         rmdir(box_dir);
+    sc_cleanup_drop_path(box_slot, 0);
     free(box_dir);
     free(tdir);
     free(stage);
@@ -1344,88 +1362,139 @@ static sc_code by_hand(const char *path, const char *what, const char *name, sc_
                         path, what, name);
 }
 
+/* One change of [dependencies]: spec NULL removes name, else sets it. */
+typedef struct dep_change {
+    const char *name;
+    const char *spec;
+} dep_change;
+
+static int dep_change_cmp(const void *a, const void *b)
+{
+    const dep_change *const *x = a, *const *y = b;
+    int c = strcmp((*x)->name, (*y)->name);
+    return c != 0 ? c : (*x < *y ? -1 : *x > *y);
+}
+
 /*
- * Edit the [dependencies] table of a pixi.toml: spec NULL removes `name`,
- * else sets it to "spec".  Only the bytes of that entry change: an existing
- * value is replaced where it stands; a new entry goes after the last entry
- * of the [dependencies] section (or beside the dotted `dependencies.x`
- * lines, or into an inline table), else into a new [dependencies] section
- * at the end; a removed entry takes its whole line (its comment included).
- * *found: the name was there.
+ * Edit the [dependencies] table of a pixi.toml with n changes at once (the
+ * file is parsed once and written once, so n changes cost what one does
+ * plus their own bytes: linear).  A name given twice takes its last spec.
+ * Only the bytes of the entries change: an existing value is replaced where
+ * it stands; new entries go, in the order given, after the last entry of
+ * the [dependencies] section (or beside the dotted `dependencies.x` lines,
+ * or into an inline table), else into a new [dependencies] section at the
+ * end; a removed entry takes its whole line (its comment included).
+ * *found: a name was there.
  */
-static sc_code dep_edit(const char *path, const char *text, size_t len, const char *name,
-                        const char *spec, sc_strbuf *out, int *found, sc_error *err)
+static sc_code dep_edit_many(const char *path, const char *text, size_t len,
+                             const dep_change *ch, size_t n, sc_strbuf *out, int *found,
+                             sc_error *err)
 {
     *found = 0;
+    /* the last change of each name wins: mark the others (sorted copy) */
+    unsigned char *skip = n > 0 ? calloc(n, 1) : NULL;
+    const dep_change **order = n > 0 ? malloc(n * sizeof *order) : NULL;
+    if (n > 0 && (skip == NULL || order == NULL)) {
+        free(skip);
+        free(order);
+        return oom(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = &ch[i];
+    if (n > 1)
+        qsort(order, n, sizeof *order, dep_change_cmp);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (strcmp(order[i]->name, order[i + 1]->name) == 0)
+            skip[order[i] - ch] = 1;
+    free(order);
     sc_toml *doc = NULL;
     sc_code rc = sc_toml_read(text, len, path, &doc, err);
-    if (rc != SC_OK)
+    if (rc != SC_OK) {
+        free(skip);
         return rc;
-    sc_strbuf qb = SC_STRBUF_INIT, nb = SC_STRBUF_INIT;
-    int bad = sc_strbuf_printf(&qb, "\"%s\"", spec ? spec : "") != SC_OK;
-    const char *quoted = qb.p ? qb.p : "";
+    }
+    sc_strbuf qb = SC_STRBUF_INIT, nb = SC_STRBUF_INIT, adds = SC_STRBUF_INIT;
+    int bad = 0;
+    size_t nadds = 0;
     edit_list l;
     memset(&l, 0, sizeof l);
     const sc_toml *deps = sc_toml_get(doc, "dependencies");
-    const sc_toml *m = deps ? sc_toml_get(deps, name) : NULL;
-    *found = m != NULL;
-    if (deps != NULL && deps->type != SC_TOML_TABLE) {
+    if (deps != NULL && deps->type != SC_TOML_TABLE)
         rc = sc_error_set(err, SC_E_INVALID_PIXI_TOML, path, "%s: dependencies is not a table",
                           path);
-    } else if (m != NULL && m->origin == SC_TOML_VALUE) {
-        if (spec != NULL) {
-            bad = bad || edit_push(&l, m->value.start, m->value.end, quoted);
-        } else if (deps->origin == SC_TOML_VALUE) {
-            /* inside an inline table: the entry and one comma beside it */
-            const sc_toml *prev = NULL;
-            for (const sc_toml *c = deps->child; c != NULL && c != m; c = c->next)
-                prev = c;
-            if (m->next != NULL)
-                bad = bad || edit_push(&l, m->entry.start, m->next->entry.start, "");
-            else if (prev != NULL)
-                bad = bad || edit_push(&l, prev->entry.end, m->entry.end, "");
+    const char *pre = deps != NULL && deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
+    int inline_table = deps != NULL && deps->origin == SC_TOML_VALUE;
+    for (size_t i = 0; rc == SC_OK && !bad && i < n; i++) {
+        if (skip[i])
+            continue;
+        const char *name = ch[i].name, *spec = ch[i].spec;
+        sc_strbuf_truncate(&qb, 0);
+        bad = sc_strbuf_printf(&qb, "\"%s\"", spec ? spec : "") != SC_OK;
+        const char *quoted = qb.p ? qb.p : "";
+        const sc_toml *m = deps ? sc_toml_get(deps, name) : NULL;
+        *found |= m != NULL;
+        if (m != NULL && m->origin == SC_TOML_VALUE) {
+            if (spec != NULL) {
+                bad = bad || edit_push(&l, m->value.start, m->value.end, quoted);
+            } else if (inline_table) {
+                /* inside an inline table: the entry and one comma beside it */
+                const sc_toml *prev = NULL;
+                for (const sc_toml *c = deps->child; c != NULL && c != m; c = c->next)
+                    prev = c;
+                if (m->next != NULL)
+                    bad = bad || edit_push(&l, m->entry.start, m->next->entry.start, "");
+                else if (prev != NULL)
+                    bad = bad || edit_push(&l, prev->entry.end, m->entry.end, "");
+                else
+                    bad = bad || edit_push(&l, m->entry.start, m->entry.end, "");
+            } else {
+                bad = bad || edit_push(&l, line_start(text, m->entry.start), m->line_end, "");
+            }
+        } else if (m != NULL && m->origin == SC_TOML_DOTTED && !inline_table) {
+            /* `name.version = ...` lines: all of them go; a new line takes the first one's place */
+            size_t first = (size_t)-1;
+            bad = bad || statement_lines(text, m, &l, &first);
+            if (!bad && spec != NULL)
+                bad = edit_push(&l, first, first, text_of(&nb, "%s%s = %s\n", pre, name, quoted));
+        } else if (m != NULL) {
+            rc = by_hand(path, "the dependency is written as a table:", name, err);
+        } else if (spec != NULL) {
+            /* new: gathered, then placed in one edit below */
+            if (inline_table)
+                bad = sc_strbuf_printf(&adds, "%s%s = %s",
+                                       nadds > 0 || deps->last != NULL ? ", " : " ", name,
+                                       quoted) != SC_OK;
             else
-                bad = bad || edit_push(&l, m->entry.start, m->entry.end, "");
-        } else {
-            bad = bad || edit_push(&l, line_start(text, m->entry.start), m->line_end, "");
+                bad = sc_strbuf_printf(&adds, "%s%s = %s\n", deps != NULL ? pre : "", name,
+                                       quoted) != SC_OK;
+            nadds++;
         }
-    } else if (m != NULL && m->origin == SC_TOML_DOTTED && deps->origin != SC_TOML_VALUE) {
-        /* `name.version = ...` lines: all of them go; a new line takes the first one's place */
-        size_t first = (size_t)-1;
-        bad = bad || statement_lines(text, m, &l, &first);
-        if (!bad && spec != NULL) {
-            const char *pre = deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
-            bad = edit_push(&l, first, first, text_of(&nb, "%s%s = %s\n", pre, name, quoted));
-        }
-    } else if (m != NULL) {
-        rc = by_hand(path, "the dependency is written as a table:", name, err);
-    } else if (spec == NULL) {
-        /* nothing to remove */
-    } else if (deps != NULL && deps->origin == SC_TOML_VALUE) {
-        if (deps->last != NULL) {
-            size_t at = deps->last->entry.end;
-            bad = bad || edit_push(&l, at, at, text_of(&nb, ", %s = %s", name, quoted));
-        } else {
-            size_t at = deps->value.end - 1; /* before the } */
-            bad = bad || edit_push(&l, at, at, text_of(&nb, " %s = %s ", name, quoted));
-        }
-    } else if (deps != NULL &&
-               (deps->origin == SC_TOML_HEADER || deps->origin == SC_TOML_DOTTED)) {
-        size_t at = deps->body_end;
-        const char *nl = at > 0 && text[at - 1] != '\n' ? "\n" : "";
-        const char *pre = deps->origin == SC_TOML_DOTTED ? "dependencies." : "";
-        bad = bad || edit_push(&l, at, at, text_of(&nb, "%s%s%s = %s\n", nl, pre, name, quoted));
-    } else {
-        /* no [dependencies] yet (or only [dependencies.x] tables): a new section at the end */
-        const char *nl = len > 0 && text[len - 1] != '\n' ? "\n" : "";
-        const char *gap = len > 0 ? "\n" : "";
-        bad = bad || edit_push(&l, len, len,
-                               text_of(&nb, "%s%s[dependencies]\n%s = %s\n", nl, gap, name,
-                                       quoted));
     }
+    if (rc == SC_OK && !bad && nadds > 0) {
+        const char *a = adds.p;
+        if (inline_table && deps->last != NULL) {
+            size_t at = deps->last->entry.end;
+            bad = edit_push(&l, at, at, a);
+        } else if (inline_table) {
+            size_t at = deps->value.end - 1; /* before the } */
+            bad = edit_push(&l, at, at, text_of(&nb, "%s ", a));
+        } else if (deps != NULL &&
+                   (deps->origin == SC_TOML_HEADER || deps->origin == SC_TOML_DOTTED)) {
+            size_t at = deps->body_end;
+            const char *nl = at > 0 && text[at - 1] != '\n' ? "\n" : "";
+            bad = edit_push(&l, at, at, text_of(&nb, "%s%s", nl, a));
+        } else {
+            /* no [dependencies] yet (or only [dependencies.x] tables): a new section at the end */
+            const char *nl = len > 0 && text[len - 1] != '\n' ? "\n" : "";
+            const char *gap = len > 0 ? "\n" : "";
+            bad = edit_push(&l, len, len, text_of(&nb, "%s%s[dependencies]\n%s", nl, gap, a));
+        }
+    }
+    free(skip);
     sc_toml_free(doc);
     sc_strbuf_free(&qb);
     sc_strbuf_free(&nb);
+    sc_strbuf_free(&adds);
     if (rc == SC_OK && bad)
         rc = oom(err);
     if (rc != SC_OK) {
@@ -1452,17 +1521,30 @@ static sc_code dep_edit(const char *path, const char *text, size_t len, const ch
     return rc;
 }
 
-static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *name,
-                         const char *spec, sc_error *err)
+/* Check one change's name and spec. */
+static sc_code dep_change_check(const dep_change *d, sc_error *err)
 {
-    if (!conda_name(name))
-        return sc_error_set(err, SC_E_USAGE, name,
+    if (!conda_name(d->name))
+        return sc_error_set(err, SC_E_USAGE, d->name,
                             "%s is not a conda package name (^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$)",
-                            name);
-    if (spec != NULL && (!toml_safe(spec) || strlen(spec) > 256))
+                            d->name);
+    if (d->spec != NULL && (!toml_safe(d->spec) || strlen(d->spec) > 256))
         return sc_error_set(err, SC_E_USAGE, "--version",
                             "--version must be 1-256 characters without quotes, backslashes "
                             "or control characters");
+    return SC_OK;
+}
+
+/* Every change checked, then all made in one staged edit of each pixi.toml
+ * of the box (all or nothing). */
+static sc_code edit_deps_many(const sc_author_ctx *c, const char *box, const dep_change *ch,
+                              size_t n, sc_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        sc_code rc = dep_change_check(&ch[i], err);
+        if (rc != SC_OK)
+            return rc;
+    }
     edit_set s;
     sc_code rc = select_files(c, box, 1, &s, err);
     int any = 0;
@@ -1470,7 +1552,7 @@ static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *na
         edit_file *e = &s.f[i];
         sc_strbuf b = SC_STRBUF_INIT;
         int found = 0;
-        rc = dep_edit(e->path, e->orig, e->orig_len, name, spec, &b, &found, err);
+        rc = dep_edit_many(e->path, e->orig, e->orig_len, ch, n, &b, &found, err);
         if (rc == SC_OK && b.p == NULL && sc_strbuf_adds(&b, "") != SC_OK)
             rc = oom(err);
         if (rc != SC_OK) {
@@ -1483,12 +1565,37 @@ static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *na
         sc_json_free(check);
         e->new_bytes = sc_strbuf_detach(&b, &e->new_len);
     }
-    if (rc == SC_OK && spec == NULL && !any)
-        rc = sc_error_set(err, SC_E_USAGE, name, "no dependency %s in the pixi.toml of box %s",
-                          name, box);
+    if (rc == SC_OK && n == 1 && ch[0].spec == NULL && !any)
+        rc = sc_error_set(err, SC_E_USAGE, ch[0].name,
+                          "no dependency %s in the pixi.toml of box %s", ch[0].name, box);
     if (rc == SC_OK)
         rc = commit(c, &s, err);
     edit_set_free(&s);
+    return rc;
+}
+
+static sc_code edit_deps(const sc_author_ctx *c, const char *box, const char *name,
+                         const char *spec, sc_error *err)
+{
+    dep_change one = {name, spec};
+    return edit_deps_many(c, box, &one, 1, err);
+}
+
+sc_code sc_author_add_deps(const sc_author_ctx *c, const char *box, const char *const *names,
+                           const char *const *specs, size_t n, sc_error *err)
+{
+    sc_error_clear(err);
+    if (n == 0)
+        return sc_error_set(err, SC_E_USAGE, box, "no dependency to add");
+    dep_change *ch = malloc(n * sizeof *ch);
+    if (ch == NULL)
+        return oom(err);
+    for (size_t i = 0; i < n; i++) {
+        ch[i].name = names[i];
+        ch[i].spec = specs != NULL && specs[i] != NULL ? specs[i] : "*";
+    }
+    sc_code rc = edit_deps_many(c, box, ch, n, err);
+    free(ch);
     return rc;
 }
 
@@ -1581,7 +1688,8 @@ static sc_code fetch_measure(const sc_author_ctx *c, const char *url, uint64_t *
     char *dir = dup_printf("%s/scrollcase-asset-XXXXXX", base, NULL);
     if (dir == NULL)
         return oom(err);
-    if (mkdtemp(dir) == NULL) {
+    int slot; /* removed by an interruption too (cleanup.h) */
+    if (sc_cleanup_mkdtemp(dir, &slot) != 0) {
         sc_code rc = sc_error_set(err, SC_E_IO, dir, "%s: %s", dir, strerror(errno));
         free(dir);
         return rc;
@@ -1592,16 +1700,13 @@ static sc_code fetch_measure(const sc_author_ctx *c, const char *url, uint64_t *
         rc = oom(err);
     else if (c->fetch != NULL)
         rc = c->fetch(c->fetch_ctx, url, dest, size, hex, err);
-    else
-        rc = sc_download_measure(url, dest, NULL, size, hex, err);
-    if (dest != NULL) {
-        unlink(dest);
-        char *part = dup_printf("%s.part", dest, NULL);
-        if (part != NULL)
-            unlink(part);
-        free(part);
+    else {
+        sc_download_options o;
+        memset(&o, 0, sizeof o);
+        o.max_bytes = c->max_download_bytes; /* bounded while it streams */
+        rc = sc_download_measure(url, dest, &o, size, hex, err);
     }
-    rmdir(dir);
+    (void)sc_cleanup_remove_dir(slot, dir);
     free(dest);
     free(dir);
     if (rc == SC_OK && *size == 0)
@@ -1980,18 +2085,11 @@ sc_code sc_author_refresh(const sc_author_ctx *c, const char *box, int repin,
                 continue;
             if ((rc = sc_path_check(src, strlen(src), "sourcePath", err)) != SC_OK)
                 break;
-            char *p = sc_path_join(c->project_root, src);
+            /* the source the build copies: links followed inside the project */
+            char *p = NULL;
             char hex[65];
-            if (p == NULL) {
-                rc = oom(err);
+            if ((rc = sc_file_resolve_local(c->project_root, src, &p, err)) != SC_OK)
                 break;
-            }
-            if (!sc_is_file(p)) {
-                rc = sc_error_set(err, SC_E_LOCAL_FILE_MISSING, src,
-                                  "local box file is missing: %s", src);
-                free(p);
-                break;
-            }
             rc = sha256_file_hex(p, hex, err);
             free(p);
             if (rc != SC_OK || strcmp(hex, pin) == 0)

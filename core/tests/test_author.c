@@ -1067,6 +1067,50 @@ static void add_dep_refuses_a_table_entry_and_a_broken_manifest(void)
     sc_test_ws_free(&w);
 }
 
+/* Issue 24: several dependencies are one edit, in every table form, all or
+ * nothing; a name given twice takes its last spec. */
+static void add_deps_is_one_edit_all_or_nothing(void)
+{
+    sc_test_ws w = ws_with_box(0);
+    sc_author_ctx c = ctx(&w, NULL);
+    sc_error err;
+    const char *names[] = {"zlib", "numpy", "zlib", "scipy"};
+    const char *specs[] = {"1.2", ">=1.26", "1.3", NULL};
+    write_manifest(&w, "[workspace]\nname = \"x\"\n[dependencies]\nnumpy = \"1.0\"  # pin\n");
+    SC_EXPECT_CODE(sc_author_add_deps(&c, "demo", names, specs, 4, &err), SC_OK, &err);
+    char *t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "[workspace]\nname = \"x\"\n[dependencies]\n"
+                              "numpy = \">=1.26\"  # pin\nzlib = \"1.3\"\nscipy = \"*\"\n");
+    free(t);
+    write_manifest(&w, "dependencies = { python = \"3.12.*\" }\n[workspace]\nname = \"x\"\n");
+    SC_EXPECT_CODE(sc_author_add_deps(&c, "demo", names, specs, 4, &err), SC_OK, &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "dependencies = { python = \"3.12.*\", numpy = \">=1.26\", "
+                              "zlib = \"1.3\", scipy = \"*\" }\n[workspace]\nname = \"x\"\n");
+    free(t);
+    write_manifest(&w, "[workspace]\nname = \"x\"\n");
+    SC_EXPECT_CODE(sc_author_add_deps(&c, "demo", names, specs, 2, &err), SC_OK, &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, "[workspace]\nname = \"x\"\n\n[dependencies]\n"
+                              "zlib = \"1.2\"\nnumpy = \">=1.26\"\n");
+    free(t);
+    /* scipy written as a table: nothing is added, not even the names before it */
+    const char *table = "[workspace]\nname = \"x\"\n[dependencies.scipy]\nversion = \"1.*\"\n";
+    write_manifest(&w, table);
+    SC_EXPECT_CODE(sc_author_add_deps(&c, "demo", names, specs, 4, &err),
+                   SC_E_INVALID_PIXI_TOML, &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, table);
+    free(t);
+    /* a bad name anywhere: nothing is read or written */
+    const char *bad[] = {"zlib", "NumPy"};
+    SC_EXPECT_CODE(sc_author_add_deps(&c, "demo", bad, NULL, 2, &err), SC_E_USAGE, &err);
+    t = slurp(w.scrolls, TOML_CPU);
+    CU_ASSERT_STRING_EQUAL(t, table);
+    free(t);
+    sc_test_ws_free(&w);
+}
+
 static void remove_without_a_match_is_an_error(void)
 {
     sc_test_ws w = ws_with_box(0);
@@ -1469,6 +1513,7 @@ void register_author_tests(void)
     SC_ADD_TEST(s, add_dep_replaces_a_dotted_entry_in_its_place);
     SC_ADD_TEST(s, add_dep_edits_dotted_and_inline_dependencies);
     SC_ADD_TEST(s, add_dep_refuses_a_table_entry_and_a_broken_manifest);
+    SC_ADD_TEST(s, add_deps_is_one_edit_all_or_nothing);
     SC_ADD_TEST(s, remove_without_a_match_is_an_error);
     SC_ADD_TEST(s, remove_last_import_is_refused);
     SC_ADD_TEST(s, remove_file_and_env_restore_the_scroll);

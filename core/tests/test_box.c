@@ -976,21 +976,37 @@ static void prepare_killed_mid_extraction_leaves_no_destination(void)
     fx_free(&f);
 }
 
-static void prepare_sigterm_removes_the_stage(void)
+static void prepare_signal_removes_the_stage(int sig)
 {
-    if (skip_under_valgrind("SIGTERM mid-extraction"))
+    if (skip_under_valgrind("a signal mid-extraction"))
         return;
     fx f;
     build_held(&f);
     char *dest = cat(f.dir, "box");
     int staged;
-    int status = signal_held_prepare(&f, f.dir, dest, 1, NULL, SIGTERM, &staged);
+    int status = signal_held_prepare(&f, f.dir, dest, 1, NULL, sig, &staged);
     CU_ASSERT(staged);
-    CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == sig);
     CU_ASSERT(!exists(dest));
     CU_ASSERT_EQUAL(count_prefixed(f.dir, ".scrollcase-prepare-"), 0);
     free(dest);
     fx_free(&f);
+}
+
+static void prepare_sigterm_removes_the_stage(void)
+{
+    prepare_signal_removes_the_stage(SIGTERM);
+}
+
+static void prepare_sigint_removes_the_stage(void)
+{
+    prepare_signal_removes_the_stage(SIGINT);
+}
+
+/* A closed terminal or SSH session (issue 24). */
+static void prepare_sighup_removes_the_stage(void)
+{
+    prepare_signal_removes_the_stage(SIGHUP);
 }
 
 /* The cleanup holds the stage's parent by descriptor: a rename of a
@@ -1062,9 +1078,9 @@ static char *find_prefixed(const char *dir, const char *prefix)
     return found;
 }
 
-static void run_temporary_sigterm_while_preparing_removes_its_root(void)
+static void run_temporary_signal_while_preparing_removes_its_root(int sig)
 {
-    if (skip_under_valgrind("SIGTERM during a temporary run's prepare"))
+    if (skip_under_valgrind("a signal during a temporary run's prepare"))
         return;
     box_opts o = PLAIN;
     o.execution = "{'kind':'python-script','script':'app/main.py','defaultArgs':[]}";
@@ -1092,16 +1108,31 @@ static void run_temporary_sigterm_while_preparing_removes_its_root(void)
     int held = hold_wait(&h);
     char *root = find_prefixed(tmp, "scrollcase-run-");
     int staged = held && root != NULL && count_prefixed(root, ".scrollcase-prepare-") == 1;
-    kill(pid, SIGTERM);
+    kill(pid, sig);
     int status = 0;
     waitpid(pid, &status, 0);
     hold_close(&h, 0);
     CU_ASSERT(staged);
-    CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == sig);
     CU_ASSERT_EQUAL(count_prefixed(tmp, ""), 2);
     free(root);
     free(tmp);
     fx_free(&f);
+}
+
+static void run_temporary_sigterm_while_preparing_removes_its_root(void)
+{
+    run_temporary_signal_while_preparing_removes_its_root(SIGTERM);
+}
+
+static void run_temporary_sighup_while_preparing_removes_its_root(void)
+{
+    run_temporary_signal_while_preparing_removes_its_root(SIGHUP);
+}
+
+static void run_temporary_sigint_while_preparing_removes_its_root(void)
+{
+    run_temporary_signal_while_preparing_removes_its_root(SIGINT);
 }
 
 /* ---- attach (16.3) --------------------------------------------------------- */
@@ -1414,6 +1445,8 @@ void register_consumer_tests(void)
     SC_ADD_TEST(s, prepare_on_a_full_disk_is_io_error_and_leaves_nothing);
     SC_ADD_TEST(s, prepare_killed_mid_extraction_leaves_no_destination);
     SC_ADD_TEST(s, prepare_sigterm_removes_the_stage);
+    SC_ADD_TEST(s, prepare_sigint_removes_the_stage);
+    SC_ADD_TEST(s, prepare_sighup_removes_the_stage);
     SC_ADD_TEST(s, prepare_sigterm_removes_the_stage_after_its_parent_moved);
     SC_ADD_TEST(s, prepare_archive_changed_during_extraction);
     SC_ADD_TEST(s, attach_accepts_a_prepared_tree_and_ignores_extra_files);
@@ -1429,4 +1462,6 @@ void register_consumer_tests(void)
     SC_ADD_TEST(s, run_temporary_returns_the_exit_status_and_removes_its_root);
     SC_ADD_TEST(s, run_temporary_removes_its_root_on_spawn_failure);
     SC_ADD_TEST(s, run_temporary_sigterm_while_preparing_removes_its_root);
+    SC_ADD_TEST(s, run_temporary_sigint_while_preparing_removes_its_root);
+    SC_ADD_TEST(s, run_temporary_sighup_while_preparing_removes_its_root);
 }

@@ -571,6 +571,54 @@ static void test_download_measure_reports_size_and_sha256(void)
     server_stop(&s);
 }
 
+/* 20.3 (issue 24): a download without a pin is bounded while it streams: a
+ * chunked body that never ends stops at max_bytes, and the .part goes. */
+static void test_download_unpinned_endless_body_stops_at_its_bound(void)
+{
+    server s;
+    if (!server_start(&s))
+        return;
+    char *url = url_of(&s, "endless.bin?endless=1");
+    char *dest = dest_of(&s, "asset.bin");
+    char *part = part_of(dest);
+    sc_download_options o = fast(3);
+    o.max_bytes = 1024 * 1024;
+    sc_error err;
+    uint64_t size = 0;
+    char hex[65] = "";
+    SC_EXPECT_CODE(sc_download_measure(url, dest, &o, &size, hex, &err), SC_E_ASSET_SIZE, &err);
+    CU_ASSERT(strstr(err.message, "more than 1048576 bytes") != NULL);
+    CU_ASSERT_EQUAL(size_of(dest), -1);
+    CU_ASSERT_EQUAL(size_of(part), -1);
+    CU_ASSERT_EQUAL(requests(&s), 1); /* a bound is final, not retried */
+    free(url);
+    free(dest);
+    free(part);
+    server_stop(&s);
+}
+
+/* 20.3 (issue 24): a server that sends 2 bytes a second never stalls by the
+ * 1 byte/s rule; the deadline of the whole download ends it. */
+static void test_download_trickle_ends_at_the_deadline(void)
+{
+    server s;
+    if (!server_start(&s))
+        return;
+    char *url = url_of(&s, "blob.bin?trickle=2");
+    char *dest = dest_of(&s, "asset.bin");
+    sc_download_options o = fast(5);
+    o.stall_timeout_seconds = 1; /* 2 bytes/s is above it */
+    o.deadline_seconds = 2;
+    sc_error err;
+    SC_EXPECT_CODE(sc_download_verified(url, dest, BLOB_SIZE, s.blob_hex, &o, &err),
+                   SC_E_DOWNLOAD_FAILED, &err);
+    CU_ASSERT(strstr(err.message, "did not finish within 2 s") != NULL);
+    CU_ASSERT_EQUAL(size_of(dest), -1);
+    free(url);
+    free(dest);
+    server_stop(&s);
+}
+
 /* ---- 20.3 asset archives -------------------------------------------------- */
 
 typedef struct arc_item {
@@ -1375,6 +1423,8 @@ void register_download_tests(void)
     SC_ADD_TEST(d, test_download_redirect_is_followed);
     SC_ADD_TEST(d, test_download_only_http_and_https);
     SC_ADD_TEST(d, test_download_measure_reports_size_and_sha256);
+    SC_ADD_TEST(d, test_download_unpinned_endless_body_stops_at_its_bound);
+    SC_ADD_TEST(d, test_download_trickle_ends_at_the_deadline);
 
     CU_pSuite a = CU_add_suite("asset_archive", NULL, NULL);
     if (a == NULL)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cohort.h — cohort selection in a channel (docs/format-v3.md section 12)
- * and revocation matching (section 13).
+ * revocation matching (section 13) and the binding of a channel entry to
+ * the release it names (section 16.7).
  *
  * Guarantees: the bucket is exactly
  *   BE-uint32(SHA-256(utf8(cohortSalt) || 0x00 || utf8(installId))[0..4]) mod 10000
@@ -67,6 +68,31 @@ sc_code sc_cohort_select(const sc_json *channel, const char *install_id,
  */
 sc_code sc_revocation_check(const sc_json *release, const sc_json *revocations,
                             sc_error *err);
+
+/*
+ * 16.7 step 1: the bytes served at the releaseManifestUrl of entry `index`
+ * of a checked channel (the release envelope file, url_len bytes) are the
+ * release that entry names: the URL's last path segment (less any ?query
+ * or #fragment) is "<64 lowercase hex>.release.json" (section 11's release
+ * object) and that hex is their SHA-256.  Else channel-release-mismatch.
+ */
+sc_code sc_channel_release_bytes_check(const sc_json *channel, size_t index,
+                                       const void *url_bytes, size_t url_len,
+                                       sc_error *err);
+
+/*
+ * 16.7 step 2: release (the payload of those bytes, verified and checked
+ * as a release manifest, 10.2) is of the channel's boxId, the entry's
+ * version and the channel's target (the same target id).  Else
+ * channel-release-mismatch, naming what differs.
+ */
+sc_code sc_channel_release_identity_check(const sc_json *channel, size_t index,
+                                          const sc_json *release, sc_error *err);
+
+/* The content address a releaseManifestUrl names: the 64 hex digits of its
+ * last segment "<sha256>.release.json" (less ?query, #fragment) copied to
+ * hex (NUL-terminated); 0, or -1 when it names none. */
+int sc_channel_release_address(const char *url, size_t len, char hex[65]);
 
 #ifdef __cplusplus
 }

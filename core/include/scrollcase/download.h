@@ -9,7 +9,9 @@
  * it from byte 0.  Redirects are followed, only to http and https.  A non-2xx
  * status is final (SC_E_DOWNLOAD_FAILED, not retried); network errors and
  * stalls are retried up to `attempts` times with a growing delay, then
- * SC_E_DOWNLOAD_FAILED.  No global state besides libcurl's own one-time
+ * SC_E_DOWNLOAD_FAILED.  Every download is bounded while it streams: in
+ * bytes (the pin, else max_bytes) and in time (deadline_seconds over all
+ * attempts).  No global state besides libcurl's own one-time
  * initialisation.
  */
 #ifndef SCROLLCASE_DOWNLOAD_H
@@ -31,7 +33,21 @@ typedef struct sc_download_options {
     /* Called as bytes arrive (total 0 when unknown); may be NULL. */
     void (*progress)(void *ctx, const char *what, uint64_t done, uint64_t total);
     void *ctx;
+    /* Without a pin: the most bytes accepted, enforced while receiving
+     * (more stops at once -> SC_E_ASSET_SIZE, the .part deleted); 0 =
+     * SC_DOWNLOAD_UNPINNED_MAX.  A pinned download is bounded by its pin. */
+    uint64_t max_bytes;
+    /* The whole download, every attempt and wait included, ends within this
+     * many seconds (-> SC_E_DOWNLOAD_FAILED); 0 = SC_DOWNLOAD_DEADLINE_BASE
+     * plus one second per MiB of the bound (the pin, else max_bytes).  The
+     * stall rule alone never ends a server that sends 2 bytes a second. */
+    long deadline_seconds;
 } sc_download_options;
+
+/* The default bound of a download without a pin: 64 GiB. */
+#define SC_DOWNLOAD_UNPINNED_MAX ((uint64_t)64 * 1024 * 1024 * 1024)
+/* The fixed part of the default deadline: 10 minutes. */
+#define SC_DOWNLOAD_DEADLINE_BASE 600L
 
 /*
  * Download url to dest (o may be NULL: defaults).  A regular file already at

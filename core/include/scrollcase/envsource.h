@@ -129,8 +129,12 @@ char *sc_tool_which(const char *name);
 /*
  * Run argv (argv[0] absolute) with the host environment in cwd (NULL: ours),
  * no shell; capture up to cap-1 bytes of stdout into out (NUL-terminated),
- * stderr discarded when quiet, else inherited.  *status = exit code, -1 when
- * killed by a signal.  Failure to start -> SC_E_SPAWN_FAILURE.
+ * stderr discarded when quiet, else inherited; stdin /dev/null; the tool in
+ * its own process group.  *status = exit code, -1 when killed by a signal.
+ * Failure to start -> SC_E_SPAWN_FAILURE.  A deadline always: 60 s for a
+ * probe whose output is captured (out != NULL), 6 h for a run;
+ * SCROLLCASE_TOOL_TIMEOUT=SECONDS replaces both; past it the tool's group
+ * is ended -> SC_E_TIMEOUT.
  */
 sc_code sc_tool_run_capture(char *const *argv, const char *cwd, char *out, size_t cap,
                             int quiet, int *status, sc_error *err);

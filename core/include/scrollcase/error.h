@@ -154,7 +154,10 @@ extern "C" {
     X(SC_E_WHEEL_RECORD_MISMATCH, "wheel-record-mismatch")                   \
     X(SC_E_INVALID_PACKAGE, "invalid-package")                               \
     X(SC_E_PACKAGE_SUBDIR, "package-subdir")                                 \
-    /* end of issue 26 */
+    /* end of issue 26 */                                               \
+    /* issue 24: faults, round two (appended below this line) */        \
+    X(SC_E_CHANNEL_RELEASE_MISMATCH, "channel-release-mismatch")             \
+    /* end of issue 24 */
 
 typedef enum sc_code {
 #define SC_X_ENUM(e, s) e,

@@ -57,6 +57,27 @@ sc_code sc_file_open_regular(const char *path, unsigned flags, int *fd, struct s
 sc_code sc_file_read(const char *path, char **bytes, size_t *len,
                      int *missing, sc_error *err);
 
+/*
+ * sc_file_read with a format's own size cap: a file larger than max bytes
+ * (max at most SC_FILE_READ_MAX) is not read and is too_large — the code the
+ * format gives an over-sized file (invalid-lock for a pixi.lock over 64 MiB,
+ * invalid-pixi-toml for a pixi.toml over 1 MiB), not io-error, which is for
+ * a file the system could not read.  sc_file_read is this with
+ * SC_FILE_READ_MAX and SC_E_IO.
+ */
+sc_code sc_file_read_bounded(const char *path, size_t max, sc_code too_large, char **bytes,
+                             size_t *len, int *missing, sc_error *err);
+
+/*
+ * A localFiles source (format-v3 20.3): <root>/<rel> with every symbolic
+ * link followed, in the last component or above it.  *real (caller frees) is
+ * the file reached.  It must lie inside root, links resolved there too
+ * (else SC_E_UNSAFE_PATH: a link leading out of the project, which would
+ * put a file from elsewhere, such as a key, into the box), and be a regular
+ * file (else SC_E_LOCAL_FILE_MISSING, a dangling link included).
+ */
+sc_code sc_file_resolve_local(const char *root, const char *rel, char **real, sc_error *err);
+
 /* Write len bytes to path atomically with permission bits mode. */
 sc_code sc_file_write_atomic(const char *path, const void *bytes, size_t len,
                              unsigned mode, sc_error *err);

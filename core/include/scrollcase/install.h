@@ -52,7 +52,9 @@ void sc_install_result_free(sc_install_result *r);
 
 /*
  * Install: codes of download.h (download-failed, asset-size, asset-hash),
- * of the envelope and manifest checks, no-release-for-cohort, and of
+ * of the envelope and manifest checks, no-release-for-cohort,
+ * channel-release-mismatch (16.7: a channel's release must be the one its
+ * entry names, by content address, box id, version and target), and of
  * sc_box_prepare; a document of another type than channel or release ->
  * invalid-manifest.  A relative releaseManifestUrl or archive.url is taken
  * against the URL of the document that names it.  *out is always

@@ -39,6 +39,12 @@ typedef struct sc_process_spec {
      * does never changes the run) */
     void (*tick)(void *ctx, unsigned long long elapsed_ms);
     void *tick_ctx;
+    /* With forward_signals: once the child has ended, a signal forwarded to
+     * it ends this process too, by cleanup.h (what is registered there is
+     * removed), when cleanup.h's handler is installed.  For the children a
+     * command starts on its own behalf (tools, gates, the self-test), whose
+     * interruption is the command's; sc_run leaves it 0 and reports. */
+    int exit_on_forwarded;
 } sc_process_spec;
 
 typedef struct sc_process_result {

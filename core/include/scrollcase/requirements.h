@@ -41,6 +41,7 @@ typedef struct sc_requirements {
     size_t ndeps;
     sc_requirement_skip *skipped;
     size_t nskipped;
+    size_t dep_cap, skip_cap; /* allocated lengths (the arrays grow by doubling) */
 } sc_requirements;
 
 /*

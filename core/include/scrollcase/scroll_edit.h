@@ -148,6 +148,9 @@ typedef struct sc_author_ctx {
     const char *target;        /* NULL, "all" or a target id */
     sc_author_fetch_fn fetch;  /* NULL: sc_download_measure */
     void *fetch_ctx;
+    /* add asset, refresh --check-assets: the most bytes one download may
+     * bring (download.h's max_bytes; 0 = SC_DOWNLOAD_UNPINNED_MAX) */
+    uint64_t max_download_bytes;
 } sc_author_ctx;
 
 /*
@@ -167,6 +170,15 @@ typedef struct sc_author_ctx {
 sc_code sc_author_add(const sc_author_ctx *c, sc_author_kind kind,
                       const char *box, const char *value, const char *to,
                       const char *version, sc_error *err);
+
+/*
+ * add dep for n names at once (specs[i] NULL or specs NULL: "*"): every
+ * name and spec is checked first, then each pixi.toml of the box is edited
+ * once and the edit staged like any other: all n or nothing.  A name given
+ * twice takes its last spec.  The cost is linear in n and the file.
+ */
+sc_code sc_author_add_deps(const sc_author_ctx *c, const char *box, const char *const *names,
+                           const char *const *specs, size_t n, sc_error *err);
 
 /*
  * remove <kind> BOX VALUE: file and asset by relativePath (or by source

@@ -107,6 +107,25 @@ expect_in add-dep-full-toml-line "$P" 'zlib = "1.3"'
 expect add-dep-full-toml-place [ "$(grep -n 'zlib = ' "$P" | cut -d: -f1)" -lt "$(grep -n '^\[tasks\]' "$P" | cut -d: -f1)" ]
 check remove-dep-full-toml 0 "$sc" remove dep demo zlib
 expect remove-dep-full-toml-bytes cmp -s "$P" "$tmp/pixi.before"
+# add dep --from-requirements is one staged edit: all or nothing (issue 24)
+cp "$P" "$tmp/pixi.keep"
+printf '\n[dependencies.scipy]\nversion = "1.0"\n' >>"$P"
+cp "$P" "$tmp/pixi.before"
+printf 'numpy>=1.26\npandas\nscipy\n' >"$tmp/req.txt"
+check add-deps-all-or-nothing 1 "$sc" add dep demo --from-requirements "$tmp/req.txt"
+expect_in add-deps-all-or-nothing-code "$tmp/err" "error[invalid-pixi-toml]"
+expect add-deps-all-or-nothing-untouched cmp -s "$P" "$tmp/pixi.before"
+cp "$tmp/pixi.keep" "$P"
+truncate -s $((64 * 1024 * 1024 + 1)) "$P" # 19.2: over 1 MiB is invalid-pixi-toml, not io-error
+check add-dep-huge-toml 1 "$sc" add dep demo numpy
+expect_in add-dep-huge-toml-code "$tmp/err" "error[invalid-pixi-toml]"
+cp "$tmp/pixi.keep" "$P"
+# ... and linear: 50,000 lines are one edit (bench/requirements_scaling.py has the ratio)
+awk 'BEGIN { for (i = 0; i < 50000; i++) printf "p%d\n", i }' >"$tmp/req50k.txt"
+check add-deps-50000 0 "$sc" add dep demo --from-requirements "$tmp/req50k.txt"
+expect add-deps-50000-all test "$(grep -c '^p[0-9]* = "\*"$' "$P")" = 50000
+expect add-deps-50000-last test "$(grep -c '^p49999 = "\*"$' "$P")" = 1
+cp "$tmp/pixi.keep" "$P"
 check remove-env 0 "$sc" remove env demo HF_HUB_OFFLINE
 expect_not_in remove-env-gone "$S" "environment"
 check remove-import 0 "$sc" remove import demo email.mime
@@ -164,6 +183,17 @@ if [[ -x /usr/bin/python3 && -f $src/fixtures/http_server.py ]]; then
     expect_in add-asset-pin "$S" "\"sha256\": \"$(printf 'asset body' | sha256sum | cut -d' ' -f1)\""
     check add-asset-404 1 "$sc" add asset demo "http://127.0.0.1:$port/m/none.bin" --target $T
     expect_in add-asset-404-code "$tmp/err" "error[download-failed]"
+    # a body that never ends is bounded while it streams (20.3; default 64 GiB)
+    cp "$S" "$tmp/scroll-before"
+    mkdir -p "$tmp/asset-tmp"
+    check add-asset-endless 1 env TMPDIR="$tmp/asset-tmp" "$sc" add asset demo \
+        "http://127.0.0.1:$port/m/endless.bin?endless=1" --target $T --max-size 100000
+    expect_in add-asset-endless-code "$tmp/err" "error[asset-size]"
+    expect_in add-asset-endless-bound "$tmp/err" "more than 100000 bytes"
+    expect add-asset-endless-unchanged cmp -s "$S" "$tmp/scroll-before"
+    expect add-asset-endless-tmp-empty test -z "$(ls -A "$tmp/asset-tmp")"
+    check add-asset-max-size-zero 2 "$sc" add asset demo "$url" --target $T --max-size 0
+    expect_in add-asset-max-size-zero-says "$tmp/err" "--max-size takes a whole number of bytes"
     requests=$(wc -l <"$tmp/http.log")
     check refresh-no-network 0 "$sc" refresh demo
     [[ $(wc -l <"$tmp/http.log") == "$requests" ]] && passed=$((passed + 1)) ||

@@ -184,6 +184,40 @@ assert json.load(open(sys.argv[1]))["signingKeyIds"] == ["ci-2026"]' "$tmp/out"
 check private-key-not-workspace-key 1 "$sc" verify "$ci_rel" --trust "$trust"
 check private-key-prepare 0 "$sc" prepare "$ci_rel" "$tmp/ci-prepared" --trust "$ci/release.json"
 
+# ---- localFiles links (20.3): followed inside the project, refused leaving it ----------
+local_source() { # SOURCE_PATH: the scroll's one localFiles entry reads it
+    python3 - "$scroll_dir/scroll.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["localFiles"] = [{"sourcePath": sys.argv[2], "relativePath": "app/hello.py"}]
+open(sys.argv[1], "w").write(json.dumps(d, indent=2) + "\n")
+PY
+}
+cp "$scroll_dir/scroll.json" "$tmp/scroll.keep"
+ln -s hello.py "$ws/app/linked.py"
+printf 'print("not in the project")\n' >"$tmp/outside.py"
+ln -s "$tmp/outside.py" "$ws/app/outside.py"
+ln -s ../.. "$ws/app/up" # a directory link leaving the project
+ln -s nowhere.py "$ws/app/dangling.py"
+local_source app/linked.py
+check local-link-inside 0 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --allow-dirty --channel nightly
+local_source app/outside.py
+check local-link-outside 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --allow-dirty --channel nightly
+expect_in local-link-outside-code "$tmp/err" "error[unsafe-path]"
+expect_in local-link-outside-says "$tmp/err" "is a link that leaves the project (to $tmp/outside.py)"
+local_source app/up/outside.py # app/up is $tmp
+check local-link-dir-outside 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --allow-dirty --channel nightly
+expect_in local-link-dir-outside-code "$tmp/err" "error[unsafe-path]"
+local_source app/dangling.py
+check local-link-dangling 1 "$sc" build hello-box/linux-x86_64-cpu --environment-prefix "$prefix" \
+    --allow-dirty --channel nightly
+expect_in local-link-dangling-code "$tmp/err" "error[local-file-missing]"
+cp "$tmp/scroll.keep" "$scroll_dir/scroll.json"
+rm "$ws/app/linked.py" "$ws/app/outside.py" "$ws/app/up" "$ws/app/dangling.py"
+
 check help 0 "$sc" build --help
 expect_in help-usage "$tmp/out" "usage: scrollcase build"
 

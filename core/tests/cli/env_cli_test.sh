@@ -153,5 +153,15 @@ check lock-no-manifest 1 "$sc" lock vision-box/linux-x86_64-cpu --pixi "$pixi"
 expect_in lock-no-manifest-code "$tmp/err" "error[invalid-pixi-toml]"
 check lock-extra-arg 2 "$sc" lock a b
 
+# --- every tool run has a deadline (20.2; SCROLLCASE_TOOL_TIMEOUT in tests) -------
+printf '#!/bin/sh\necho $$ >"%s/silent.pid"\nexec sleep 600\n' "$tmp" >"$tmp/silent-pixi"
+chmod 755 "$tmp/silent-pixi"
+check doctor-pixi-silent 1 env SCROLLCASE_TOOL_TIMEOUT=1 "$sc" doctor --pixi "$tmp/silent-pixi" \
+    --conda-pack "$cpack" --pixi-version 0.40.0
+expect_in doctor-pixi-silent-missing "$tmp/out" "✗ pixi        pixi 0.40.0 is required (\`pixi --version\` gave no answer in time)"
+expect doctor-pixi-silent-ended test ! -d "/proc/$(cat "$tmp/silent.pid")"
+check lock-pixi-silent 1 env SCROLLCASE_TOOL_TIMEOUT=1 "$sc" lock hello-box --pixi "$tmp/silent-pixi"
+expect_in lock-pixi-silent-code "$tmp/err" "error[tool-missing]"
+
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]

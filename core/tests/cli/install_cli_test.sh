@@ -57,16 +57,39 @@ variant status "box.zip?status=503&times=1"
 variant stall "/box.zip?stall=1"
 variant missing "missing.zip"
 variant wrong-size "other.zip"
-"$py" - "$tmp/channel.json" <<'PY'
+# A channel names its release by content address (format-v3 11, 16.7).
+addr() { sha256sum "$1" | cut -d' ' -f1; }
+rel1=$(addr "$www/release.signed.json").release.json
+cp "$www/release.signed.json" "$www/$rel1"
+channel_to() { # NAME RELEASE_MANIFEST_URL VERSION: $www/NAME.json, signed
+    "$py" - "$tmp/$1.unsigned.json" "$2" "$3" <<'PY'
 import json, sys
 ch = {"schemaVersion": 3, "kind": "scrollcase.box.channel", "channel": "beta", "boxId": "ibox",
       "target": {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"},
       "updatedAt": "2026-01-01T00:00:00Z", "cohortSalt": "0123456789abcdef0123456789abcdef",
-      "releases": [{"version": "1.0.0", "releaseManifestUrl": "release.signed.json",
+      "releases": [{"version": sys.argv[3], "releaseManifestUrl": sys.argv[2],
                     "rolloutPercentage": 100}]}
 open(sys.argv[1], "w").write(json.dumps(ch, indent=2) + "\n")
 PY
-check sign-channel 0 "$sc" --keys-dir "$tmp/keys" sign "$tmp/channel.json" --out "$www/channel.json"
+    "$sc" --keys-dir "$tmp/keys" sign "$tmp/$1.unsigned.json" --out "$www/$1.json" >/dev/null
+}
+channel_to channel "$rel1" 1.0.0
+expect sign-channel test -s "$www/channel.json"
+# what a mirror or an attacker holding old files could serve instead
+mkdir -p "$www/swapped" "$www/older"
+cp "$www/drop.json" "$www/swapped/$rel1" # validly signed, same box and version, other bytes
+channel_to channel-swapped "swapped/$rel1" 1.0.0
+channel_to channel-no-address release.signed.json 1.0.0
+"$py" - "$tmp/v2/release.json" "$tmp/v2.unsigned.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["archive"]["url"] = "other.zip"
+open(sys.argv[2], "w").write(json.dumps(r, indent=2) + "\n")
+PY
+"$sc" --keys-dir "$tmp/keys" sign "$tmp/v2.unsigned.json" --out "$tmp/v2.signed.json" >/dev/null
+rel2=$(addr "$tmp/v2.signed.json").release.json
+cp "$tmp/v2.signed.json" "$www/older/$rel2"
+channel_to channel-other-version "older/$rel2" 1.0.0 # its release is 1.1.0
 export SCROLLCASE_CACHE=$tmp/cache
 
 # ---- from the channel, then from the release: the archive comes from the cache -------
@@ -126,6 +149,21 @@ expect_in channel-needs-install-id "$tmp/err" "--install-id"
 check needs-trust 2 "$sc" install "$base/channel.json" "$tmp/d-x"
 check not-a-document 1 "$sc" install "$base/box.zip" "$tmp/d-x" --trust "$trust"
 expect not-a-document-nothing-at-dest test ! -e "$tmp/d-x"
+# a document that streams for ever stops at 64 MiB, the most a document may be
+check endless-document 1 "$sc" install "$base/doc.json?endless=1" "$tmp/d-x" --trust "$trust"
+expect_in endless-document-code "$tmp/err" "error[download-failed]"
+expect_in endless-document-says "$tmp/err" "sends more than 67108864 bytes, the most a channel or release document may be"
+expect endless-document-nothing-at-dest test ! -e "$tmp/d-x"
+
+# ---- a channel is bound to its release (format-v3 16.7) ---------------------------------
+for ch in channel-swapped channel-no-address channel-other-version; do
+    : >"$tmp/http.log"
+    check "$ch" 1 "$sc" install "$base/$ch.json" "$tmp/d-$ch" --trust "$trust" --install-id host-1
+    expect_in "$ch-code" "$tmp/err" "error[channel-release-mismatch]"
+    expect "$ch-no-archive-request" test "$(archive_requests)" = 0
+    expect "$ch-nothing-at-dest" test ! -e "$tmp/d-$ch"
+done
+expect_in channel-other-version-says "$tmp/err" "version 1.0.0; the release it leads to is version 1.1.0"
 
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]

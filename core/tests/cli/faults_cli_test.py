@@ -1,0 +1,407 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""faults_cli_test.py SCROLLCASE SOURCE_DIR — docs/cli.md "Interruptions" and
+resource limits (issue 24).
+
+Every command that writes, held at a step it cannot pass on its own, then
+sent SIGINT, SIGTERM or SIGHUP: it ends by that signal, leaves nothing in
+the workspace or TMPDIR that was not there before, and every process it
+started (and what they started) has ended.  The holds are real components,
+not sleeps: an HTTP request the loopback server (fixtures/http_server.py,
+hold=1) never answers, an external signer or a pixi stand-in that reports
+its pid and then waits.  The test waits for the hold to be reached (a line
+in the server's log, a file the held process wrote) before it signals.
+
+  build      held in its external signer (a process group with a helper)
+  install    held fetching the release document
+  add asset  held fetching the asset to measure it
+  lock       held in pixi
+  prepare, run: core/tests/test_box.c holds them mid-extraction (all three
+             signals there).
+
+Resource limits, run under prlimit(1):
+  file size  build, prepare and run under a 1000 KiB RLIMIT_FSIZE, with a
+             3 MB file in the box: each ends with io-error (SIGXFSZ never
+             ends them) and leaves nothing (16.2 step 5: a quota is io-error);
+  memory     build --jobs 4 under address-space limits from 10 to 40 MiB:
+             each run succeeds or fails with exit 1 and a code that is not
+             internal, and leaves no scratch.  Skipped where the program
+             cannot start under 64 MiB (sanitizer builds reserve more).
+Prints "N passed, N failed"; exits 1 on a failure.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SC, SRC = sys.argv[1], sys.argv[2]
+PASSED = FAILED = 0
+SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+def ok(name, cond, detail=""):
+    global PASSED, FAILED
+    if cond:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print("FAIL %s %s" % (name, detail))
+
+
+def tree(*roots):
+    out = set()
+    for root in roots:
+        for d, dirs, files in os.walk(root):
+            for n in dirs + files:
+                out.add(os.path.join(d, n))
+    return out
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def wait_for(cond, what, limit=120.0):
+    """Wait until cond() holds (the command reached its hold); the limit only
+    turns a broken hold into a failure instead of a hang."""
+    end = time.monotonic() + limit
+    while not cond():
+        if time.monotonic() > end:
+            raise RuntimeError("never reached: " + what)
+        time.sleep(0.01)
+
+
+def interrupt(name, argv, env, cwd, reached, roots, pids=lambda _sig: []):
+    """Run argv, wait for reached(), snapshot nothing new, signal, check."""
+    for sig in SIGNALS:
+        label = "%s/%s" % (name, sig.name)
+        before = tree(*roots)
+        p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        try:
+            wait_for(lambda: reached(sig) or p.poll() is not None, label)
+        except RuntimeError as e:
+            p.kill()
+            p.wait()
+            ok(label, False, str(e))
+            continue
+        if p.poll() is not None:
+            ok(label + "/held", False, "ended before its hold: %s" % p.stderr.read().decode())
+            continue
+        started = pids(sig)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=120)
+        ok(label + "/ends-by-the-signal", p.returncode == -sig,
+           "exit %s: %s" % (p.returncode, err.decode()[-400:]))
+        extra = sorted(tree(*roots) - before)
+        ok(label + "/nothing-left", not extra, "left: %s" % extra[:5])
+        # a SIGKILL sent is not yet a process gone: give it up to 10 s to land
+        try:
+            wait_for(lambda: not any(alive(pid) for pid in started), "children ended", 10.0)
+        except RuntimeError:
+            pass
+        still = [pid for pid in started if alive(pid)]
+        ok(label + "/children-ended", not still, "still running: %s" % still)
+        for pid in still:
+            os.kill(pid, signal.SIGKILL)
+
+
+def held_at(name, argv, env, cwd, text, roots, settle=None):
+    """Hold argv where it registers a temporary name holding text (the
+    SCROLLCASE_TEST_HOLD hook of cleanup.h), signal it, let it go on: it
+    ends by the signal and no new name is left under roots."""
+    for sig in SIGNALS:
+        label = "%s/%s" % (name, sig.name)
+        if settle is not None:
+            settle()
+        before = tree(*roots)
+        ours, theirs = socket.socketpair()
+        e = dict(env, SCROLLCASE_TEST_HOLD="%s:%d" % (text, theirs.fileno()))
+        p = subprocess.Popen(argv(sig) if callable(argv) else argv, env=e, cwd=cwd,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),))
+        theirs.close()
+        ours.settimeout(120)
+        where = b""
+        try:
+            while not where.endswith(b"\n"):
+                got = ours.recv(4096)
+                if not got:
+                    break
+                where += got
+        except socket.timeout:
+            pass
+        if not where.endswith(b"\n"):
+            p.kill()
+            _, err = p.communicate()
+            ok(label + "/held", False, "never held at %r: exit %s %s"
+               % (text, p.returncode, err.decode()[-300:]))
+            ours.close()
+            continue
+        p.send_signal(sig)
+        ours.sendall(b"go")
+        _, err = p.communicate(timeout=120)
+        ours.close()
+        ok(label + "/ends-by-the-signal", p.returncode == -sig,
+           "held at %s; exit %s: %s" % (where.decode().strip(), p.returncode, err.decode()[-300:]))
+        extra = sorted(tree(*roots) - before)
+        ok(label + "/nothing-left", not extra, "held at %s; left: %s"
+           % (where.decode().strip(), extra[:5]))
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    server = None
+    try:
+        tmproot = os.path.join(tmp, "tmproot")
+        os.mkdir(tmproot)
+        env = dict(os.environ, TMPDIR=tmproot, SCROLLCASE_CACHE=os.path.join(tmp, "cache"),
+                   GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                   GIT_COMMITTER_EMAIL="t@t")
+        www = os.path.join(tmp, "www")
+        os.mkdir(www)
+        for name in ("release.json", "w.bin"):
+            with open(os.path.join(www, name), "w") as f:
+                f.write("{}\n")
+        log = os.path.join(tmp, "http.log")
+        open(log, "w").close()
+        server = subprocess.Popen([sys.executable, os.path.join(SRC, "fixtures/http_server.py"),
+                                   www, log], stdout=subprocess.PIPE)
+        port = int(server.stdout.readline())
+        base = "http://127.0.0.1:%d" % port
+
+        def run(*argv, cwd=None):
+            r = subprocess.run([SC] + list(argv), env=env, cwd=cwd, capture_output=True)
+            if r.returncode != 0:
+                raise RuntimeError("%s: %s" % (argv, r.stderr.decode()))
+
+        # ---- the workspace: a box built from a prefix (build_cli_test.sh's) --------
+        ws = os.path.join(tmp, "ws")
+        prefix = os.path.join(tmp, "prefix")
+        os.makedirs(os.path.join(prefix, "bin"))
+        os.makedirs(os.path.join(prefix, "lib/python3/site-packages"))
+        with open(os.path.join(prefix, "bin/python"), "w") as f:
+            f.write('#!/bin/sh\nexec /usr/bin/python3 "$@"\n')
+        os.chmod(os.path.join(prefix, "bin/python"), 0o755)
+        site = os.path.join(prefix, "lib/python3/site-packages")
+        with open(os.path.join(site, "big.bin"), "wb") as f:  # past a 1000 KiB file-size limit
+            f.write(os.urandom(3 * 1024 * 1024))
+        os.mkdir(os.path.join(site, "many"))
+        for i in range(400):  # hashing threads have work under a memory limit
+            with open(os.path.join(site, "many", "m%d.py" % i), "w") as f:
+                f.write("V = %d\n" % i)
+        os.makedirs(ws)
+        run("init", cwd=ws)
+        run("new", "scroll", "--box-id", "demo", "--target", "linux-x86_64-cpu",
+            "--source-revision", "abc", "--execution", "script", "--script", "app/main.py",
+            "--generate-script", "--python-version", "3.11", cwd=ws)
+        # a self-test that cannot start under a memory limit may hang: 3 s, not 180
+        scroll = os.path.join(ws, "scrolls/demo/linux-x86_64-cpu/scroll.json")
+        with open(scroll) as f:
+            doc = json.load(f)
+        doc["selfTest"]["timeoutSeconds"] = 3
+        with open(scroll, "w") as f:
+            f.write(json.dumps(doc, indent=2) + "\n")
+        with open(os.path.join(ws, ".gitignore"), "w") as f:
+            f.write(".scrollcase/\n")
+        subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+        subprocess.run(["git", "add", "-A"], cwd=ws, check=True)
+        subprocess.run(["git", "commit", "-q", "-m", "one"], cwd=ws, check=True, env=env)
+        run("keygen", cwd=ws)
+        trust = os.path.join(ws, ".scrollcase/keys/signing-public.json")
+        build = ["build", "demo/linux-x86_64-cpu", "--environment-prefix", prefix,
+                 "--asset-base-url", "https://boxes.example.test/"]
+        run(*build, cwd=ws)  # the workspace's directories exist from now on
+        shutil.rmtree(os.path.join(ws, ".scrollcase/build"))
+        os.mkdir(os.path.join(ws, ".scrollcase/build"))
+        shutil.rmtree(os.path.join(ws, ".scrollcase/dist"))
+
+        # ---- build, held in its external signer -------------------------------------
+        held = os.path.join(tmp, "held")
+        os.mkdir(held)
+        signer = os.path.join(tmp, "signer.sh")
+        with open(signer, "w") as f:
+            f.write("#!/bin/sh\n"
+                    "cat >/dev/null\n"
+                    "sleep 600 &\n"
+                    "echo $! >\"%s/helper\"\n"
+                    "echo $$ >\"%s/signer.tmp\" && mv \"%s/signer.tmp\" \"%s/signer\"\n"
+                    "wait\n" % (held, held, held, held))
+        os.chmod(signer, 0o755)
+
+        def signer_reached(_sig):
+            return os.path.exists(os.path.join(held, "signer"))
+
+        def signer_pids(_sig):
+            pids = [int(open(os.path.join(held, n)).read()) for n in ("signer", "helper")]
+            for n in ("signer", "helper"):
+                os.unlink(os.path.join(held, n))
+            return pids
+
+        interrupt("build", [SC] + build + ["--signer-command", signer, "--public-key", trust],
+                  env, ws, signer_reached, [ws, tmproot], signer_pids)
+
+        # ---- install, held fetching the release --------------------------------------
+        interrupt("install",
+                  [SC, "install", base + "/release.json?hold=1&n=install", "dest",
+                           "--trust", trust],
+                  env, tmp, lambda sig: _count(log, "n=install") > SIGNALS.index(sig),
+                  [tmp])
+
+        # ---- add asset, held fetching the asset ---------------------------------------
+        interrupt("add-asset",
+                  [SC, "add", "asset", "demo", base + "/w.bin?hold=1&n=asset", "--target",
+                   "linux-x86_64-cpu"],
+                  env, ws, lambda sig: _count(log, "n=asset") > SIGNALS.index(sig),
+                  [ws, tmproot])
+
+        # ---- lock, held in pixi ---------------------------------------------------------
+        pixi = os.path.join(tmp, "pixi")
+        with open(pixi, "w") as f:
+            f.write("#!/bin/sh\n"
+                    "if [ \"$1\" = --version ]; then echo 'pixi 0.73.0'; exit 0; fi\n"
+                    "echo $$ >\"%s/pixi.tmp\" && mv \"%s/pixi.tmp\" \"%s/pixi\"\n"
+                    "exec sleep 600\n" % (held, held, held))
+        os.chmod(pixi, 0o755)
+
+        def pixi_pids(_sig):
+            pid = int(open(os.path.join(held, "pixi")).read())
+            os.unlink(os.path.join(held, "pixi"))
+            return [pid]
+
+        interrupt("lock", [SC, "lock", "demo/linux-x86_64-cpu", "--pixi", pixi], env, ws,
+                  lambda sig: os.path.exists(os.path.join(held, "pixi")), [ws, tmproot],
+                  pixi_pids)
+
+        # ---- every other command that writes, held where its temporary name exists --
+        sc = lambda *a: [SC] + list(a)
+        held_at("keygen-force", sc("keygen", "--force"), env, ws, ".tmp-", [ws, tmproot])
+        with open(os.path.join(tmp, "doc.json"), "w") as f:
+            f.write(json.dumps({"schemaVersion": 3, "kind": "scrollcase.box.revocations",
+                                "updatedAt": "2026-01-01T00:00:00Z", "revocations": []}))
+        held_at("sign", sc("sign", os.path.join(tmp, "doc.json"), "--out",
+                           os.path.join(tmp, "doc.signed.json")), env, ws, ".tmp-",
+                [tmp])
+        fresh = os.path.join(tmp, "fresh")
+        os.mkdir(fresh)
+        held_at("init", sc("init"), env, fresh, ".tmp-", [fresh, tmproot],
+                settle=lambda: [shutil.rmtree(fresh), os.mkdir(fresh)])
+        held_at("new-scroll", sc("new", "scroll", "--box-id", "other", "--target",
+                                 "linux-x86_64-cpu", "--source-revision", "abc"),
+                env, ws, ".new-", [ws, tmproot])
+        held_at("build-scratch", [SC] + build, env, ws, "demo-linux", [ws, tmproot])
+        run(*build, cwd=ws)  # a box to prepare, run and verify
+        rel = sorted(os.path.join(d, n)
+                     for d, _, files in os.walk(os.path.join(ws, ".scrollcase/dist"))
+                     for n in files if n.endswith(".release.json"))
+        if rel:
+            held_at("prepare", sc("prepare", rel[-1], os.path.join(tmproot, "dest"), "--trust",
+                                  trust), env, ws, ".scrollcase-prepare-", [ws, tmproot])
+            held_at("run", sc("run", rel[-1], "--trust", trust), env, ws, "scrollcase-run-",
+                    [ws, tmproot])
+            held_at("verify-self-test", sc("verify", rel[-1], "--trust", trust, "--self-test"),
+                    env, ws, "scrollcase-self-test-", [ws, tmproot])
+        else:
+            ok("a-release-to-prepare", False, "no release in the dist tree")
+
+        # each run makes a change of its own (a repeated one would write nothing)
+        held_at("add-env", lambda sig: sc("add", "env", "demo", "A=%s" % sig.name), env, ws,
+                ".tmp-", [ws, tmproot])
+        held_at("add-dep", lambda sig: sc("add", "dep", "demo", "numpy", "--version",
+                                          ">=1.%d" % sig), env, ws, ".tmp-", [ws, tmproot])
+        held_at("edit-scroll", lambda sig: sc("edit", "scroll", "demo", "--field", "version",
+                                              "--value", "1.0.%d" % sig), env, ws, ".tmp-",
+                [ws, tmproot])
+        scroll = os.path.join(ws, "scrolls/demo/linux-x86_64-cpu/scroll.json")
+
+        def as_v2():
+            with open(scroll) as f:
+                doc = json.load(f)
+            doc["schemaVersion"] = 2
+            with open(scroll, "w") as f:
+                f.write(json.dumps(doc, indent=2) + "\n")
+        held_at("migrate", sc("migrate", "demo/linux-x86_64-cpu"), env, ws, ".tmp-",
+                [ws, tmproot], settle=as_v2)
+        limits(env, ws, build + ["--allow-dirty"], trust, tmproot)
+    finally:
+        if server is not None:
+            server.kill()
+            server.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (PASSED, FAILED))
+    return 1 if FAILED else 0
+
+
+def limited(prlimit, argv, env, cwd):
+    return subprocess.run(["prlimit"] + prlimit + ["--"] + argv, env=env, cwd=cwd,
+                          capture_output=True)
+
+
+def limits(env, ws, build, trust, tmproot):
+    if shutil.which("prlimit") is None:
+        print("SKIP resource limits: no prlimit (util-linux)")
+        return
+    scratch = os.path.join(ws, ".scrollcase/build")
+    # ---- a file-size limit: io-error, never SIGXFSZ, nothing left ----------------
+    fsize = ["--fsize=%d" % (1000 * 1024)]
+    before = tree(ws, tmproot)
+    r = limited(fsize, [SC] + build, env, ws)
+    ok("fsize/build/io-error", r.returncode == 1 and b"error[io-error]" in r.stderr,
+       "exit %s: %s" % (r.returncode, r.stderr.decode()[-300:]))
+    ok("fsize/build/nothing-left", not tree(ws, tmproot) - before,
+       "left: %s" % sorted(tree(ws, tmproot) - before)[:3])
+    r = subprocess.run([SC] + build, env=env, cwd=ws, capture_output=True)
+    ok("fsize/build-unlimited", r.returncode == 0, r.stderr.decode()[-300:])
+    dist = os.path.join(ws, ".scrollcase/dist")
+    rel = sorted(os.path.join(d, n) for d, _, files in os.walk(dist)
+                 for n in files if n.endswith(".release.json"))[-1]
+    for name, argv in (("prepare", [SC, "prepare", rel, os.path.join(tmproot, "dest"),
+                                    "--trust", trust]),
+                       ("run", [SC, "run", rel, "--trust", trust])):
+        before = tree(ws, tmproot)
+        r = limited(fsize, argv, env, ws)
+        ok("fsize/%s/io-error" % name, r.returncode == 1 and b"error[io-error]" in r.stderr,
+           "exit %s: %s" % (r.returncode, r.stderr.decode()[-300:]))
+        ok("fsize/%s/nothing-left" % name, not tree(ws, tmproot) - before,
+           "left: %s" % sorted(tree(ws, tmproot) - before)[:3])
+    # ---- address-space limits: out-of-memory (or success), never internal ------
+    if limited(["--as=%d" % (64 << 20)], [SC, "--version"], env, ws).returncode != 0:
+        print("SKIP address-space limits: the program does not start under 64 MiB")
+        return
+    shutil.rmtree(scratch)
+    os.mkdir(scratch)
+    codes = {}
+    for mib in range(10, 41, 2):
+        r = limited(["--as=%d" % (mib << 20)], [SC] + build + ["--jobs", "4"], env, ws)
+        if r.returncode == 127:  # the dynamic loader itself did not fit
+            continue
+        err = r.stderr.decode()
+        code = err.split("error[", 1)[1].split("]", 1)[0] if "error[" in err else "-"
+        codes[code] = codes.get(code, 0) + 1
+        ok("as/%d/clean-exit" % mib, r.returncode in (0, 1),
+           "exit %s: %s" % (r.returncode, err[-300:]))
+        ok("as/%d/never-internal" % mib, code != "internal", err[-300:])
+        if r.returncode != 0:
+            ok("as/%d/no-scratch" % mib, os.listdir(scratch) == [],
+               "left: %s" % os.listdir(scratch))
+    ok("as/some-out-of-memory", codes.get("out-of-memory", 0) > 0, "codes: %s" % codes)
+
+
+def _count(log, fragment):
+    with open(log) as f:
+        return sum(1 for line in f if fragment in line)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
