@@ -5,12 +5,20 @@
  * Guarantees: one code path (EVP_DigestInit_ex/Update/Final_ex with
  * EVP_sha256) for the one-shot, streaming and file forms, so all three agree
  * byte for byte; the EVP context is freed on every path; the file form never
- * holds more than one 1 MiB buffer.
+ * holds more than one 1 MiB buffer.  libcrypto is started, and SHA-256
+ * fetched, exactly once (pthread_once), by sc_jobs_thread_start before it
+ * creates a thread or else by the first hash (digest_internal.h):
+ * OpenSSL 3.0 started by several threads at once under a memory limit can
+ * fail its start in one and crash in the others on its missing global lock
+ * (seen: SIGSEGV in CRYPTO_THREAD_read_lock under prlimit --as, build
+ * --jobs 4); a start that failed is out-of-memory for every later caller,
+ * which then never enters libcrypto.
  */
 #include "scrollcase/digest.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,22 +28,45 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
+#include "digest_internal.h"
 #include "iobuf_internal.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
 #endif
 
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+static EVP_MD *sha256_md; /* fetched once, kept for the process's life */
+
+static void sha256_start(void)
+{
+    if (OPENSSL_init_crypto(0, NULL) != 1) {
+        ERR_clear_error();
+        return;
+    }
+    sha256_md = EVP_MD_fetch(NULL, "SHA2-256", NULL);
+    if (sha256_md == NULL)
+        ERR_clear_error();
+}
+
+int sc_sha256_start(void)
+{
+    return pthread_once(&sha256_once, sha256_start) == 0 && sha256_md != NULL;
+}
+
 sc_code sc_sha256_init(sc_sha256_ctx *ctx, sc_error *err)
 {
     if (ctx == NULL)
         return sc_error_set(err, SC_E_USAGE, NULL, "sc_sha256_init: no context");
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
     ctx->md = NULL;
+    if (!sc_sha256_start())
+        return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
+                            "out of memory starting SHA-256 (OpenSSL could not start)");
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
     if (md == NULL)
         return sc_error_set(err, SC_E_OUT_OF_MEMORY, NULL,
                             "out of memory starting SHA-256");
-    if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+    if (EVP_DigestInit_ex(md, sha256_md, NULL) != 1) {
         /* SHA-256 is built into every libcrypto: what fails here is an
          * allocation (the provider's, under a memory limit), not a bug */
         EVP_MD_CTX_free(md);

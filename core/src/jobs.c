@@ -13,10 +13,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "digest_internal.h"
 #include "jobs_internal.h"
 
 int sc_jobs_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
 {
+    /* libcrypto is started by one thread, before the workers take their
+     * stacks (digest_internal.h); a failed start is out-of-memory at the
+     * first hash, never a crash in a worker */
+    (void)sc_sha256_start();
     sigset_t term, old;
     sigemptyset(&term);
     sigaddset(&term, SIGINT);
