@@ -15,7 +15,8 @@
  * <staging> is renamed to the prefix only when everything succeeded, so a
  * failed or interrupted install leaves no prefix; the scratch directory
  * and the staging directory are siblings of the prefix and are removed
- * whatever the outcome.  Work is handed out in a fixed order and results
+ * whatever the outcome, and by the signal handler of cleanup.h when
+ * SIGINT, SIGTERM or SIGHUP ends the command.  Work is handed out in a fixed order and results
  * are kept per package, so the outcome — the bytes, and which failure is
  * reported (the first in plan order) — never depends on thread timing.
  */
@@ -34,6 +35,7 @@
 #include "jobs_internal.h"
 #include "progress_internal.h"
 #include "scrollcase/asset_cache.h"
+#include "scrollcase/cleanup.h"
 #include "scrollcase/conda_link.h"
 #include "scrollcase/conda_package.h"
 #include "scrollcase/digest.h"
@@ -384,6 +386,7 @@ typedef struct install {
     const char *cache_dir;
     char *scratch;               /* <parent>/.<base>.scrollcase-packages */
     char *staging;               /* <parent>/.<base>.scrollcase-staging */
+    int staging_slot;            /* its cleanup.h slot once linking starts, else -1 */
     char **paths;                /* per item: the cached file */
     char **dirs;                 /* per conda item: its extracted directory */
     sc_conda_package **pkgs;     /* per conda item */
@@ -590,6 +593,8 @@ static sc_code link_all(install *in, sc_lock_install_result *r, sc_error *err)
     lo.windows = o->target->platform == SC_PLATFORM_WINDOWS;
     lo.on_clobber = on_clobber;
     lo.clobber_ctx = &nc;
+    /* registered before the linker makes it (cleanup.h) */
+    in->staging_slot = sc_cleanup_add_path(in->staging);
     if (n > 0) {
         c = sc_conda_link(lp, n, &lo, NULL, err);
     } else if (mkdir(in->staging, 0755) != 0) {
@@ -672,6 +677,7 @@ sc_code sc_lock_install(const sc_lock_install_options *o, const char *prefix_arg
     memcpy(r->lock_sha256, plan.lock_sha256, sizeof r->lock_sha256);
     install in;
     memset(&in, 0, sizeof in);
+    in.staging_slot = -1;
     in.o = o;
     in.plan = &plan;
     char *cache = NULL;
@@ -691,7 +697,10 @@ sc_code sc_lock_install(const sc_lock_install_options *o, const char *prefix_arg
     if (c == SC_OK && (in.paths == NULL || in.dirs == NULL || in.pkgs == NULL ||
                        in.hit == NULL || in.scratch == NULL || in.staging == NULL))
         c = oom(err);
-    /* leftovers of an interrupted run are ours to remove */
+    /* both siblings are removed by the signal handler too (cleanup.h),
+     * each registered before it is made, so no moment is missed */
+    int scratch_slot = c == SC_OK ? sc_cleanup_add_path(in.scratch) : -1;
+    /* leftovers of a run killed outright are ours to remove */
     if (c == SC_OK)
         c = sc_file_remove_tree(in.scratch, err);
     if (c == SC_OK)
@@ -741,6 +750,8 @@ sc_code sc_lock_install(const sc_lock_install_options *o, const char *prefix_arg
         (void)sc_file_remove_tree(in.scratch, &ignored);
     if (in.staging != NULL)
         (void)sc_file_remove_tree(in.staging, &ignored);
+    sc_cleanup_drop_path(scratch_slot, 0);
+    sc_cleanup_drop_path(in.staging_slot, 0);
     for (size_t i = 0; i < plan.nitems; i++) {
         if (in.paths)
             free(in.paths[i]);

@@ -13,7 +13,8 @@
 # file:// lock and --channel-dir with no server; every refusal before any
 # request; a download cut short resumed with a Range request; a wrong sha256
 # and a package for another subdir leaving no
-# directory; an install killed mid-download leaving none; a build from the
+# directory; an install killed mid-download leaving none, and one ended by
+# SIGINT, SIGTERM or SIGHUP while linking leaving neither sibling; a build from the
 # lock recording provenance {source: lock}.  Prints "N passed, N failed".
 set -u
 sc=$1
@@ -234,6 +235,47 @@ check rerun-after-interruption 0 "$sc" env-install --into "$tmp/k1" "${mirror[@]
 expect rerun-same-bytes test "$(tree_digest "$tmp/k1")" = "$d1"
 expect rerun-no-leftover-staging test ! -e "$tmp/.k1.scrollcase-staging"
 expect rerun-no-leftover-scratch test ! -e "$tmp/.k1.scrollcase-packages"
+
+# ---- interrupted while linking: SIGINT, SIGTERM and SIGHUP, held at the moment the
+# staging directory is registered (cleanup.h's SCROLLCASE_TEST_HOLD), when every
+# package is extracted into the scratch sibling: the command ends by the signal and
+# neither sibling nor the environment is left
+for sig in INT TERM HUP; do
+    mkdir -p "$tmp/sig-$sig"
+    check "interrupted-linking-$sig" 0 "$py" - "$sc" "$tmp/sig-$sig/env" "$sig" "$base" "$fake" <<'PY'
+import os, signal, socket, subprocess, sys
+sc, into, name, base, fake = sys.argv[1:]
+sig = getattr(signal, "SIG" + name)
+ours, theirs = socket.socketpair()
+env = dict(os.environ, SCROLLCASE_TEST_HOLD="scrollcase-staging:%d" % theirs.fileno())
+p = subprocess.Popen([sc, "env-install", "--into", into, "--channel-mirror", fake + "=" + base],
+                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     pass_fds=(theirs.fileno(),))
+theirs.close()
+ours.settimeout(120)
+where = b""
+while not where.endswith(b"\n"):
+    got = ours.recv(4096)
+    if not got:
+        break
+    where += got
+if not where.endswith(b"\n"):
+    p.kill()
+    sys.exit("never held at the staging directory: %r" % p.communicate()[1][-300:])
+parent = os.path.dirname(into)
+held = sorted(os.listdir(parent))
+p.send_signal(sig)
+ours.sendall(b"go")
+_, err = p.communicate(timeout=120)
+if ".env.scrollcase-packages" not in held:
+    sys.exit("the scratch directory did not exist while held: %s" % held)
+if p.returncode != -sig:
+    sys.exit("exit %s, not by SIG%s: %s" % (p.returncode, name, err.decode()[-300:]))
+left = os.listdir(parent)
+if left:
+    sys.exit("left after SIG%s: %s" % (name, left))
+PY
+done
 
 # ---- usage ------------------------------------------------------------------------
 check usage-no-into 2 "$sc" env-install
