@@ -290,7 +290,7 @@ static sc_code parse_paths_json(const char *bytes, size_t len, const char *label
         }
         if ((rc = check_listed_path(path->string, label, F, err)) != SC_OK)
             goto done;
-        sc_conda_path *p;
+        sc_conda_path *p = NULL;
         if ((rc = add_path(pkg, &cap, &p, err)) != SC_OK)
             goto done;
         if ((p->path = strdup(path->string)) == NULL) {
@@ -453,7 +453,7 @@ static sc_code parse_legacy(const sc_conda_info_bytes *in, const char *label,
         buf[n] = '\0';
         if ((rc = check_listed_path(buf, label, "info/files", err)) != SC_OK)
             return rc;
-        sc_conda_path *p;
+        sc_conda_path *p = NULL;
         if ((rc = add_path(pkg, &cap, &p, err)) != SC_OK)
             return rc;
         if ((p->path = strdup(buf)) == NULL)

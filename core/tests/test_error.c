@@ -43,7 +43,7 @@ static void test_every_code_has_unique_kebab_case_name(void)
     for (size_t i = 0; i < n; i++) {
         const char *a = sc_code_name((sc_code)i);
         if (!is_kebab(a))
-            fprintf(stderr, "\n  code %zu name \"%s\" is not kebab-case\n", i, a);
+            fprintf(stderr, "\n  code %zu name \"%s\" is not kebab-case\n", i, a ? a : "(none)");
         CU_ASSERT_TRUE(is_kebab(a));
         for (size_t j = i + 1; j < n; j++) {
             if (strcmp(a, sc_code_name((sc_code)j)) == 0)
