@@ -38,7 +38,8 @@ static void download_progress(void *ctx, const char *what, uint64_t done, uint64
     if (s->finished)
         return;
     s->finished = finished;
-    sc_progress_event e = {"download", what, done, total, (uint64_t)finished, 1, finished, 0, 0};
+    sc_progress_event e = {"download", what, done, total, (uint64_t)finished, 1, finished, 0, 0,
+                           NULL};
     sc_cli_progress_event(&s->shown, &e);
 }
 

@@ -203,12 +203,16 @@ static void counts_text(const sc_cli_step_state *s, int finished, char *buf, siz
         (s->files_total == 1 && s->item_constant && s->first_item[0] && !is_process(s)))
         return;
     const char *unit = is_process(s) ? (s->files_total == 1 ? "run" : "runs")
+                       : s->unit[0]  ? s->unit
                                      : (s->files_total == 1 ? "file" : "files");
+    /* one of a plural unit the library names: "packages" -> "package" */
+    int one = s->files_total == 1 && s->unit[0] && !is_process(s);
+    int len = one ? (int)strlen(unit) - 1 : (int)strlen(unit);
     if (finished)
-        snprintf(buf, size, "%llu %s", (unsigned long long)s->files_total, unit);
+        snprintf(buf, size, "%llu %.*s", (unsigned long long)s->files_total, len, unit);
     else
-        snprintf(buf, size, "%llu/%llu %s", (unsigned long long)s->files_done,
-                 (unsigned long long)s->files_total, unit);
+        snprintf(buf, size, "%llu/%llu %.*s", (unsigned long long)s->files_done,
+                 (unsigned long long)s->files_total, len, unit);
 }
 
 /* The rate of a step, bytes a second, when it can be told (0: not). */
@@ -457,6 +461,7 @@ void sc_cli_progress_event(void *ctx, const sc_progress_event *e)
         snprintf(s->step, sizeof s->step, "%s", e->step);
         snprintf(s->first_item, sizeof s->first_item, "%s", item);
         s->item_constant = 1;
+        snprintf(s->unit, sizeof s->unit, "%s", e->unit ? e->unit : "");
         s->started = t;
         s->last_machine = s->last_plain = s->first_count = -1;
         starts = 1;

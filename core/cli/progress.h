@@ -38,6 +38,7 @@ typedef struct sc_cli_step_state {
     char item[256];       /* the latest item */
     char first_item[256]; /* the item of its first event */
     int item_constant;    /* every event so far named first_item */
+    char unit[16];        /* what its count counts, plural ("" : files) */
     double first_count;   /* when an event first counted something (-1: none) */
     uint64_t bytes_done, bytes_total, files_done, files_total, elapsed_ms, limit_ms;
     double started, last_machine, last_plain;

@@ -721,7 +721,7 @@ static void download_progress(void *ctx, const char *what, uint64_t done, uint64
         ((build_ctx *)ctx)->asset_finished = finished;
         sc_progress_event e = {"download", b->asset_rel, done, total,
                                b->asset_index + (uint64_t)finished, b->asset_count, finished,
-                               0, 0};
+                               0, 0, NULL};
         b->o->transfer(b->o->transfer_ctx, &e);
         return;
     }

@@ -575,8 +575,8 @@ static sc_code link_all(install *in, sc_lock_install_result *r, sc_error *err)
     sc_conda_link_package *lp = calloc(n ? n : 1, sizeof *lp);
     if (lp == NULL)
         return oom(err);
-    sc_progress_meter_start(&in->meter, o->progress, o->progress_ctx, "link", "", 0,
-                            plan->nitems);
+    sc_progress_meter_start_unit(&in->meter, o->progress, o->progress_ctx, "link", "", 0,
+                                 plan->nitems, "packages");
     for (size_t i = 0; i < n; i++) {
         lp[i].pkg = in->pkgs[i];
         lp[i].extracted_dir = in->dirs[i];
@@ -710,8 +710,8 @@ sc_code sc_lock_install(const sc_lock_install_options *o, const char *prefix_arg
     if (downloads > SC_JOBS_MAX)
         downloads = SC_JOBS_MAX;
     if (c == SC_OK) {
-        sc_progress_meter_start(&in.meter, o->progress, o->progress_ctx, "download", "",
-                                plan_bytes(&plan), plan.nitems);
+        sc_progress_meter_start_unit(&in.meter, o->progress, o->progress_ctx, "download", "",
+                                     plan_bytes(&plan), plan.nitems, "packages");
         c = pool_run(plan.nitems, downloads, fetch_one, &in, err);
         sc_progress_meter_end(&in.meter, c == SC_OK);
     }
@@ -728,8 +728,8 @@ sc_code sc_lock_install(const sc_lock_install_options *o, const char *prefix_arg
         for (size_t i = 0; i < plan.nconda; i++)
             if (stat(in.paths[i], &st) == 0)
                 total += (uint64_t)st.st_size;
-        sc_progress_meter_start(&in.meter, o->progress, o->progress_ctx, "extract", "", total,
-                                plan.nconda);
+        sc_progress_meter_start_unit(&in.meter, o->progress, o->progress_ctx, "extract", "",
+                                     total, plan.nconda, "packages");
         c = pool_run(plan.nconda, jobs, extract_one, &in, err);
         sc_progress_meter_end(&in.meter, c == SC_OK);
     }

@@ -45,6 +45,7 @@ static void meter_send(sc_progress_meter *m, const char *item, int finished, uin
     e.finished = finished;
     e.elapsed_ms = elapsed;
     e.limit_ms = m->limit_ms;
+    e.unit = m->unit;
     m->shown_bytes = m->bytes_done;
     m->fn(m->ctx, &e);
 }
@@ -69,6 +70,14 @@ void sc_progress_meter_start(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
                              const char *step, const char *item, uint64_t bytes_total,
                              uint64_t files_total)
 {
+    sc_progress_meter_start_unit(m, fn, ctx, step, item, bytes_total, files_total, NULL);
+}
+
+void sc_progress_meter_start_unit(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
+                                  const char *step, const char *item, uint64_t bytes_total,
+                                  uint64_t files_total, const char *unit)
+{
+    m->unit = unit;
     meter_open(m, fn, ctx, step, item, bytes_total, files_total, 0);
 }
 

@@ -25,6 +25,7 @@ typedef struct sc_progress_meter {
     uint64_t bytes_done, files_done;
     uint64_t shown_bytes; /* bytes_done at the last event */
     uint64_t limit_ms;
+    const char *unit;     /* sc_progress_event.unit (static), NULL: files */
     int open;             /* started and not yet ended */
     pthread_mutex_t lock;
 } sc_progress_meter;
@@ -35,6 +36,12 @@ typedef struct sc_progress_meter {
 void sc_progress_meter_start(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
                              const char *step, const char *item, uint64_t bytes_total,
                              uint64_t files_total);
+
+/* sc_progress_meter_start for a step that counts something other than
+ * files: unit (static, plural) is every event's unit ("packages"). */
+void sc_progress_meter_start_unit(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
+                                  const char *step, const char *item, uint64_t bytes_total,
+                                  uint64_t files_total, const char *unit);
 
 /* Count bytes and files done (thread-safe).  An event is sent when files
  * is not 0 or SC_PROGRESS_BYTES have been counted since the last one. */

@@ -47,6 +47,10 @@ typedef struct sc_progress_event {
      * and its time limit (past it the run is stopped: timeout) */
     uint64_t elapsed_ms;
     uint64_t limit_ms;
+    /* what files_done/files_total count, plural, when it is not files (a
+     * process run's step: NULL, its limit_ms says so): "packages" for the
+     * lock installer's download, extract and link steps; NULL: files */
+    const char *unit;
 } sc_progress_event;
 
 typedef void (*sc_progress_fn)(void *ctx, const sc_progress_event *e);

@@ -114,6 +114,11 @@ nothing_at() { # DIR
 
 # ---- a cold install over HTTP through the mirror ---------------------------------
 check install-cold 0 "$sc" env-install lock-box/linux-x86_64-cpu --into "$tmp/e1" "${mirror[@]}" --jobs 1
+# the steps count packages, not files (sc_progress_event.unit), on the one line
+# each leaves: 10 fetched, 8 extracted (the conda packages), 10 linked
+expect_in install-cold-download-line "$tmp/err" "scrollcase: download: 10 packages, "
+expect_in install-cold-extract-line "$tmp/err" "scrollcase: extract: 8 packages, "
+expect_in install-cold-link-line "$tmp/err" "scrollcase: link: 10 packages in "
 expect_in install-summary "$tmp/out" "Installed 8 conda packages and 2 wheels"
 expect install-fetched-every-package test "$(requests)" -eq 10
 expect_in install-link-script-note "$tmp/err" "hooks-1.0-0 has pre/post-link scripts; they were not run"
