@@ -24,6 +24,7 @@
 
 #include "scrollcase/audit.h"
 #include "scrollcase/box.h"
+#include "scrollcase/cleanup.h"
 #include "scrollcase/config.h"
 #include "scrollcase/envelope.h"
 #include "scrollcase/environment.h"
@@ -675,18 +676,11 @@ static int cmd_run(sc_cli_args *a)
     sc_env_map_free(&host);
     sc_env_map_free(&caller);
     if (sig > 0) {
-        /* The child died by a signal: so does the command, after cleanup. */
+        /* The child died by a signal: so does the command, after cleanup
+         * (cleanup.h: what is still registered is removed, then the
+         * signal's default action). */
         fflush(NULL);
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = SIG_DFL;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sig, &sa, NULL);
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, sig);
-        sigprocmask(SIG_UNBLOCK, &set, NULL);
-        raise(sig);
+        sc_cleanup_exit_by_signal(sig);
         return 128 + sig; /* a signal whose default is to continue */
     }
     return rc;
