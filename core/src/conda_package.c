@@ -403,6 +403,8 @@ static int cmp_path(const void *a, const void *b)
 
 static sc_conda_path *find_path(sc_conda_package *pkg, const char *path)
 {
+    if (pkg->n_paths == 0) /* paths NULL: bsearch must not see it */
+        return NULL;
     sc_conda_path key;
     key.path = (char *)path;
     return bsearch(&key, pkg->paths, pkg->n_paths, sizeof key, cmp_path);
