@@ -129,12 +129,13 @@ def interrupt(name, argv, env, cwd, reached, roots, pids=lambda _sig: []):
             os.kill(pid, signal.SIGKILL)
 
 
-def held_at(name, argv, env, cwd, text, roots, settle=None, whole=None):
+def held_at(name, argv, env, cwd, text, roots, settle=None, whole=None, after=None):
     """Hold argv where it registers a temporary name holding text (the
     SCROLLCASE_TEST_HOLD hook of cleanup.h), signal it, let it go on: it
     ends by the signal and no new name is left under roots.  whole: for a
     step the signal waits for (docs/cli.md: "not cut in half"), the set of
-    names the finished step makes; then exactly those may be new."""
+    names the finished step makes; then exactly those may be new.  after:
+    a check of the result, (ok, detail)."""
     for sig in SIGNALS:
         label = "%s/%s" % (name, sig.name)
         if settle is not None:
@@ -173,6 +174,9 @@ def held_at(name, argv, env, cwd, text, roots, settle=None, whole=None):
         allowed = [] if whole is None else sorted(whole())
         ok(label + "/nothing-left", extra in ([], allowed), "held at %s; left: %s"
            % (where.decode().strip(), extra[:5]))
+        if after is not None:
+            good, detail = after()
+            ok(label + "/whole-or-undone", good, detail)
 
 
 def writing_to_full_pipe(pid):
@@ -458,7 +462,7 @@ def edits(env, ws, tmp, tmproot, base, run, sc):
                    "target": {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"},
                    "pythonVersion": "3.12", "pixiVersion": "0.40.0",
                    "selfTest": {"imports": ["json"]}}, f, indent=2)
-    licences = iter(["Zlib", "MIT", "BSD-3-Clause", "Apache-2.0"])
+    licences = iter(["Zlib", "MIT", "BSD-3-Clause", "Apache-2.0"])  # the first for the setup
 
     def relicensed():
         cf = "https://conda.anaconda.org/conda-forge"
@@ -471,6 +475,29 @@ def edits(env, ws, tmp, tmproot, base, run, sc):
     run("audit", "lic/linux-x86_64-cpu", "--write", cwd=ws)  # declares the inventory
     held_at("audit-write", sc("audit", "lic/linux-x86_64-cpu", "--write"), env, ws, ".tmp-",
             [ws, tmproot], settle=relicensed)
+
+    # ---- audit --write, nothing declared: the inventory and its declaration are
+    # one edit, whole or undone, wherever the signal lands
+    inventory = os.path.join(t, "conda-licenses.json")
+
+    def undeclared():
+        if os.path.exists(inventory):
+            os.unlink(inventory)
+        with open(os.path.join(t, "scroll.json")) as f:
+            doc = json.load(f)
+        doc.pop("condaDependencyLicenseAudit", None)
+        with open(os.path.join(t, "scroll.json"), "w") as f:
+            json.dump(doc, f, indent=2)
+
+    def declared_iff_written():
+        with open(os.path.join(t, "scroll.json")) as f:
+            member = json.load(f).get("condaDependencyLicenseAudit")
+        return (member is not None) == os.path.exists(inventory), \
+            "declared %r, inventory %s" % (member, os.path.exists(inventory))
+    for at, step in (("inventory", ".conda-licenses.json.tmp-"), ("scroll", ".scroll.json.tmp-")):
+        held_at("audit-write-undeclared/at-" + at, sc("audit", "lic/linux-x86_64-cpu", "--write"),
+                env, ws, step, [ws, tmproot], settle=undeclared, whole=lambda: {inventory},
+                after=declared_iff_written)
 
     # ---- keygen to chosen files: the pair is one step, written whole or not ----
     keys = os.path.join(tmp, "chosen-keys")
