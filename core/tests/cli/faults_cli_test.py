@@ -21,10 +21,13 @@ in the server's log, a file the held process wrote) before it signals.
   the rest   held where cleanup.h registers their temporary name
              (SCROLLCASE_TEST_HOLD): keygen, sign, init, new scroll, build's
              scratch, prepare, run, verify --self-test, verify --audit, audit
-             binaries BOX.zip, add env|dep, edit scroll, migrate, refresh
-             --repin (a pin drifted first), remove file|asset|env|import|dep
-             (the entry put back first), audit --write, keygen to chosen
-             files (a step the signal waits for: the pair is whole or absent).
+             binaries BOX.zip, add env|dep|file|import, add dep
+             --from-requirements, edit scroll, migrate, refresh --repin (a pin
+             drifted first) and --check-assets --repin (the served asset
+             changed first), remove file|asset|env|import|dep (the entry put
+             back first), audit --write (declared, and not: the inventory
+             exists exactly when declared), keygen to chosen files (a step
+             the signal waits for: the pair is whole or absent).
   attach     writes nothing: held in its first write to a full pipe, it ends
              by the signal and the tree it adopts is unchanged.
   cache gc   makes no temporary name and removes entries one by one:
@@ -411,7 +414,7 @@ def main():
                 f.write(json.dumps(doc, indent=2) + "\n")
         held_at("migrate", sc("migrate", "demo/linux-x86_64-cpu"), env, ws, ".tmp-",
                 [ws, tmproot], settle=as_v2)
-        edits(env, ws, tmp, tmproot, base, run, sc)
+        edits(env, ws, tmp, tmproot, www, base, run, sc)
         cache_gc(env, tmp)
         limits(env, ws, build + ["--allow-dirty"], trust, tmproot)
     finally:
@@ -423,7 +426,7 @@ def main():
     return 1 if FAILED else 0
 
 
-def edits(env, ws, tmp, tmproot, base, run, sc):
+def edits(env, ws, tmp, tmproot, www, base, run, sc):
     """refresh --repin, the remove edits, audit --write and keygen to chosen
     files, each held where its temporary name exists."""
     # ---- refresh --repin: a pinned local file drifts before each signal --------
@@ -452,6 +455,38 @@ def edits(env, ws, tmp, tmproot, base, run, sc):
             ("dep", "scipy", ("add", "dep", "demo", "scipy"))):
         held_at("remove-" + kind, sc("remove", kind, "demo", value), env, ws, ".tmp-",
                 [ws, tmproot], settle=present(*add))
+
+    # ---- add file|import, add dep --from-requirements: a change of its own each --
+    for sig in SIGNALS:
+        with open(os.path.join(ws, "add-%s.txt" % sig.name), "w") as f:
+            f.write(sig.name + "\n")
+        with open(os.path.join(tmp, "req-%s.txt" % sig.name), "w") as f:
+            f.write("pkg-%s>=1\ntorch\n" % sig.name.lower())
+    held_at("add-file", lambda sig: sc("add", "file", "demo", "add-%s.txt" % sig.name), env, ws,
+            ".tmp-", [ws, tmproot])
+    stdlib = dict(zip(SIGNALS, ("fractions", "decimal", "statistics")))  # the self-test imports
+    held_at("add-import", lambda sig: sc("add", "import", "demo", stdlib[sig]), env, ws, ".tmp-",
+            [ws, tmproot])
+    held_at("add-dep-from-requirements",
+            lambda sig: sc("add", "dep", "demo", "--from-requirements",
+                           os.path.join(tmp, "req-%s.txt" % sig.name)),
+            env, ws, ".tmp-", [ws, tmproot])
+
+    # ---- refresh --check-assets --repin: the served asset changes before each --
+    www_asset = os.path.join(www, "w2.bin")
+    with open(www_asset, "w") as f:
+        f.write("first\n")
+    run("add", "asset", "demo", base + "/w2.bin", "--to", "models/w2.bin", cwd=ws)
+    served = iter(range(2 * len(SIGNALS)))
+
+    def reserved():
+        with open(www_asset, "w") as f:
+            f.write("served %d\n" % next(served))
+    for at, step in (("download", "scrollcase-asset-"), ("scroll", ".scroll.json.tmp-")):
+        held_at("refresh-check-assets-repin/at-" + at,
+                sc("refresh", "demo", "--check-assets", "--repin"), env, ws, step,
+                [ws, tmproot], settle=reserved)
+    run("remove", "asset", "demo", "models/w2.bin", cwd=ws)
 
     # ---- audit --write: the declared inventory, its licences changed each time --
     t = os.path.join(ws, "scrolls/lic/linux-x86_64-cpu")
