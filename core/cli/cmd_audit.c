@@ -344,15 +344,21 @@ static int cmd_licenses(sc_cli_args *a)
         c = sc_error_set(&err, SC_E_OUT_OF_MEMORY, NULL, "out of memory");
 
     if (c == SC_OK && (sc_cli_has(a, OPT_WRITE))) {
-        c = sc_json_write_file(inv, reviewed, 0644, &err);
-        if (c == SC_OK && record != NULL) {
+        if (record == NULL) {
+            c = sc_json_write_file(inv, reviewed, 0644, &err);
+        } else { /* the file and its declaration: one edit */
             sc_author_ctx ctx;
             memset(&ctx, 0, sizeof ctx);
             ctx.scrolls_dir = ws.paths[SC_WS_SCROLLS];
             ctx.project_root = ws.root;
             ctx.target = tid;
-            c = sc_author_edit_field(&ctx, s->box_id, "condaDependencyLicenseAudit", record,
-                                     &err);
+            char *text = NULL;
+            size_t text_len = 0;
+            c = sc_json_write(inv, &text, &text_len, &err);
+            if (c == SC_OK)
+                c = sc_author_write_and_declare(&ctx, s->box_id, reviewed, text, text_len,
+                                                "condaDependencyLicenseAudit", record, &err);
+            free(text);
         }
     } else if (c == SC_OK && reviewed != NULL) {
         c = sc_license_gate(inv, reviewed, NULL, &err);

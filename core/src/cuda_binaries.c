@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "scrollcase/archive_read.h"
+#include "scrollcase/cleanup.h"
 #include "scrollcase/file.h"
 #include "scrollcase/jobs.h"
 
@@ -596,7 +597,8 @@ static sc_code audit_archive(const char *archive, unsigned jobs, sc_cuda_binarie
         sc_zip_close(z);
         return oom(err, archive);
     }
-    if (mkdtemp(dir) == NULL) {
+    int slot; /* an interruption removes it too (cleanup.h) */
+    if (sc_cleanup_mkdtemp(dir, &slot) != 0) {
         rc = sc_error_set(err, SC_E_IO, dir, "%s: cannot make a temporary directory: %s", dir,
                           strerror(errno));
         sc_zip_close(z);
@@ -607,8 +609,7 @@ static sc_code audit_archive(const char *archive, unsigned jobs, sc_cuda_binarie
     sc_zip_close(z);
     if (rc == SC_OK)
         rc = sc_cuda_binaries_audit_jobs(dir, jobs, out, err);
-    sc_error ignored;
-    sc_file_remove_tree(dir, &ignored);
+    (void)sc_cleanup_remove_dir(slot, dir);
     free(dir);
     return rc;
 }

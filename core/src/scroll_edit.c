@@ -1997,6 +1997,37 @@ sc_code sc_author_edit_field(const sc_author_ctx *c, const char *box,
     return rc;
 }
 
+sc_code sc_author_write_and_declare(const sc_author_ctx *c, const char *box, const char *path,
+                                    const void *bytes, size_t len, const char *field,
+                                    const char *value, sc_error *err)
+{
+    if (c == NULL || path == NULL || (bytes == NULL && len > 0))
+        return sc_error_set(err, SC_E_USAGE, path, "sc_author_write_and_declare: no file");
+    char *old = NULL;
+    size_t old_len = 0;
+    struct stat st;
+    int existed = lstat(path, &st) == 0;
+    if (existed) {
+        sc_code rc = sc_file_read(path, &old, &old_len, NULL, err);
+        if (rc != SC_OK)
+            return rc;
+    }
+    sigset_t held; /* the file and the field, whole or undone (cleanup.h) */
+    sc_cleanup_hold(&held);
+    sc_code rc = sc_file_write_atomic(path, bytes, len, 0644, err);
+    if (rc == SC_OK && (rc = sc_author_edit_field(c, box, field, value, err)) != SC_OK) {
+        sc_error ignored;
+        if (existed)
+            (void)sc_file_write_atomic(path, old, old_len, (unsigned)(st.st_mode & 07777),
+                                       &ignored);
+        else
+            (void)unlink(path);
+    }
+    sc_cleanup_release(&held);
+    free(old);
+    return rc;
+}
+
 /* ---- refresh ------------------------------------------------------------------ */
 
 static sc_json *drift_record(const char *file, const char *a_key, const char *a,

@@ -204,6 +204,17 @@ sc_code sc_author_edit_field(const sc_author_ctx *c, const char *box,
 int sc_author_field_editable(const char *name);
 
 /*
+ * Write len bytes to path (atomically, mode 0644) and set field to value as
+ * sc_author_edit_field does, as one edit: when the field edit fails, path
+ * gets its old bytes back, or is removed when it did not exist; SIGINT,
+ * SIGTERM and SIGHUP wait until the edit is whole or undone (cleanup.h).
+ * audit --write uses it for an inventory the scroll did not declare.
+ */
+sc_code sc_author_write_and_declare(const sc_author_ctx *c, const char *box, const char *path,
+                                    const void *bytes, size_t len, const char *field,
+                                    const char *value, sc_error *err);
+
+/*
  * refresh: every localFiles entry of the box's files (base and targets)
  * that declares sha256 is hashed again from the project root.  A missing
  * source is local-file-missing.  Drift: with repin the pins are rewritten

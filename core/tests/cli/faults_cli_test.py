@@ -18,6 +18,21 @@ in the server's log, a file the held process wrote) before it signals.
   lock       held in pixi
   prepare, run: core/tests/test_box.c holds them mid-extraction (all three
              signals there).
+  the rest   held where cleanup.h registers their temporary name
+             (SCROLLCASE_TEST_HOLD): keygen, sign, init, new scroll, build's
+             scratch, prepare, run, verify --self-test, verify --audit, audit
+             binaries BOX.zip, add env|dep|file|import, add dep
+             --from-requirements, edit scroll, migrate, refresh --repin (a pin
+             drifted first) and --check-assets --repin (the served asset
+             changed first), remove file|asset|env|import|dep (the entry put
+             back first), audit --write (declared, and not: the inventory
+             exists exactly when declared), keygen to chosen files (a step
+             the signal waits for: the pair is whole or absent).
+  attach     writes nothing: held in its first write to a full pipe, it ends
+             by the signal and the tree it adopts is unchanged.
+  cache gc   makes no temporary name and removes entries one by one:
+             signalled once its first removal is seen, it ends part way and
+             the cache is consistent (cache_gc below).
 
 Resource limits, run under prlimit(1):
   file size  build, prepare and run under a 1000 KiB RLIMIT_FSIZE, with a
@@ -117,10 +132,13 @@ def interrupt(name, argv, env, cwd, reached, roots, pids=lambda _sig: []):
             os.kill(pid, signal.SIGKILL)
 
 
-def held_at(name, argv, env, cwd, text, roots, settle=None):
+def held_at(name, argv, env, cwd, text, roots, settle=None, whole=None, after=None):
     """Hold argv where it registers a temporary name holding text (the
     SCROLLCASE_TEST_HOLD hook of cleanup.h), signal it, let it go on: it
-    ends by the signal and no new name is left under roots."""
+    ends by the signal and no new name is left under roots.  whole: for a
+    step the signal waits for (docs/cli.md: "not cut in half"), the set of
+    names the finished step makes; then exactly those may be new.  after:
+    a check of the result, (ok, detail)."""
     for sig in SIGNALS:
         label = "%s/%s" % (name, sig.name)
         if settle is not None:
@@ -156,8 +174,57 @@ def held_at(name, argv, env, cwd, text, roots, settle=None):
         ok(label + "/ends-by-the-signal", p.returncode == -sig,
            "held at %s; exit %s: %s" % (where.decode().strip(), p.returncode, err.decode()[-300:]))
         extra = sorted(tree(*roots) - before)
-        ok(label + "/nothing-left", not extra, "held at %s; left: %s"
+        allowed = [] if whole is None else sorted(whole())
+        ok(label + "/nothing-left", extra in ([], allowed), "held at %s; left: %s"
            % (where.decode().strip(), extra[:5]))
+        if after is not None:
+            good, detail = after()
+            ok(label + "/whole-or-undone", good, detail)
+
+
+def writing_to_full_pipe(pid):
+    """pid is in write(1, ...) on a pipe with no room (/proc/PID/syscall)."""
+    try:
+        with open("/proc/%d/syscall" % pid) as f:
+            return f.read().split()[:2] == ["1", "0x1"]
+    except OSError:
+        return False
+
+
+def held_at_output(name, argv, env, cwd, roots):
+    """For a command that makes no temporary name: its standard output is a
+    pipe already full, so the command is held in its first write (after
+    every step that could write anything); signal it there, as held_at."""
+    for sig in SIGNALS:
+        label = "%s/%s" % (name, sig.name)
+        before = {n: _bytes(n) for n in tree(*roots)}
+        r, w = os.pipe()
+        os.set_blocking(w, False)
+        try:
+            while True:
+                os.write(w, b"x" * 65536)
+        except BlockingIOError:
+            pass
+        os.set_blocking(w, True)
+        p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=w, stderr=subprocess.PIPE)
+        os.close(w)
+        try:
+            wait_for(lambda: writing_to_full_pipe(p.pid) or p.poll() is not None, label)
+        except RuntimeError:
+            p.kill()  # never held: fails below
+        if p.poll() is None:
+            p.send_signal(sig)
+        _, err = p.communicate(timeout=120)
+        os.close(r)
+        ok(label + "/ends-by-the-signal", p.returncode == -sig,
+           "exit %s: %s" % (p.returncode, err.decode()[-300:]))
+        after = {n: _bytes(n) for n in tree(*roots)}
+        ok(label + "/nothing-changed", after == before,
+           "new or changed: %s" % sorted(n for n in after if after[n] != before.get(n))[:5])
+
+
+def _bytes(path):
+    return None if os.path.islink(path) or not os.path.isfile(path) else open(path, "rb").read()
 
 
 def main():
@@ -310,6 +377,20 @@ def main():
                                   trust), env, ws, ".scrollcase-prepare-", [ws, tmproot])
             held_at("run", sc("run", rel[-1], "--trust", trust), env, ws, "scrollcase-run-",
                     [ws, tmproot])
+            # attach writes nothing (it measures and prints the receipt): held
+            # printing it, nothing in the tree it adopts may change
+            adopted = os.path.join(tmp, "adopted")
+            run("prepare", rel[-1], adopted, "--trust", trust, cwd=ws)
+            held_at_output("attach", sc("attach", rel[-1], adopted, "--trust", trust), env, ws,
+                           [ws, tmproot, adopted])
+            shutil.rmtree(adopted)
+            held_at("verify-audit", sc("verify", rel[-1], "--trust", trust, "--audit"), env, ws,
+                    "scrollcase-audit-", [ws, tmproot])
+            zips = sorted(os.path.join(d, n)
+                          for d, _, files in os.walk(os.path.join(ws, ".scrollcase/dist"))
+                          for n in files if n.endswith(".zip"))
+            held_at("audit-binaries-archive", sc("audit", "binaries", zips[-1]), env, ws,
+                    "scrollcase-audit-", [ws, tmproot])
             held_at("verify-self-test", sc("verify", rel[-1], "--trust", trust, "--self-test"),
                     env, ws, "scrollcase-self-test-", [ws, tmproot])
         else:
@@ -333,6 +414,8 @@ def main():
                 f.write(json.dumps(doc, indent=2) + "\n")
         held_at("migrate", sc("migrate", "demo/linux-x86_64-cpu"), env, ws, ".tmp-",
                 [ws, tmproot], settle=as_v2)
+        edits(env, ws, tmp, tmproot, www, base, run, sc)
+        cache_gc(env, tmp)
         limits(env, ws, build + ["--allow-dirty"], trust, tmproot)
     finally:
         if server is not None:
@@ -341,6 +424,188 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (PASSED, FAILED))
     return 1 if FAILED else 0
+
+
+def edits(env, ws, tmp, tmproot, www, base, run, sc):
+    """refresh --repin, the remove edits, audit --write and keygen to chosen
+    files, each held where its temporary name exists."""
+    # ---- refresh --repin: a pinned local file drifts before each signal --------
+    data = os.path.join(ws, "data.txt")
+    with open(data, "w") as f:
+        f.write("one\n")
+    run("add", "file", "demo", data, cwd=ws)
+    drift = iter(range(len(SIGNALS)))
+
+    def drifted():
+        with open(data, "w") as f:
+            f.write("drift %d\n" % next(drift))
+    held_at("refresh-repin", sc("refresh", "demo", "--repin"), env, ws, ".tmp-", [ws, tmproot],
+            settle=drifted)
+
+    # ---- remove file|asset|env|import|dep: the entry is put back before each ----
+    # (the staged edit is whole when the signal lands, so each run removes it)
+    def present(*argv):
+        return lambda: run(*argv, cwd=ws)
+    for kind, value, add in (
+            ("file", "data.txt", ("add", "file", "demo", data)),
+            ("asset", base + "/w.bin", ("add", "asset", "demo", base + "/w.bin", "--to",
+                                        "models/w.bin")),
+            ("env", "REMOVE_ME", ("add", "env", "demo", "REMOVE_ME=1")),
+            ("import", "csv", ("add", "import", "demo", "csv")),
+            ("dep", "scipy", ("add", "dep", "demo", "scipy"))):
+        held_at("remove-" + kind, sc("remove", kind, "demo", value), env, ws, ".tmp-",
+                [ws, tmproot], settle=present(*add))
+
+    # ---- add file|import, add dep --from-requirements: a change of its own each --
+    for sig in SIGNALS:
+        with open(os.path.join(ws, "add-%s.txt" % sig.name), "w") as f:
+            f.write(sig.name + "\n")
+        with open(os.path.join(tmp, "req-%s.txt" % sig.name), "w") as f:
+            f.write("pkg-%s>=1\ntorch\n" % sig.name.lower())
+    held_at("add-file", lambda sig: sc("add", "file", "demo", "add-%s.txt" % sig.name), env, ws,
+            ".tmp-", [ws, tmproot])
+    stdlib = dict(zip(SIGNALS, ("fractions", "decimal", "statistics")))  # the self-test imports
+    held_at("add-import", lambda sig: sc("add", "import", "demo", stdlib[sig]), env, ws, ".tmp-",
+            [ws, tmproot])
+    held_at("add-dep-from-requirements",
+            lambda sig: sc("add", "dep", "demo", "--from-requirements",
+                           os.path.join(tmp, "req-%s.txt" % sig.name)),
+            env, ws, ".tmp-", [ws, tmproot])
+
+    # ---- refresh --check-assets --repin: the served asset changes before each --
+    www_asset = os.path.join(www, "w2.bin")
+    with open(www_asset, "w") as f:
+        f.write("first\n")
+    run("add", "asset", "demo", base + "/w2.bin", "--to", "models/w2.bin", cwd=ws)
+    served = iter(range(2 * len(SIGNALS)))
+
+    def reserved():
+        with open(www_asset, "w") as f:
+            f.write("served %d\n" % next(served))
+    for at, step in (("download", "scrollcase-asset-"), ("scroll", ".scroll.json.tmp-")):
+        held_at("refresh-check-assets-repin/at-" + at,
+                sc("refresh", "demo", "--check-assets", "--repin"), env, ws, step,
+                [ws, tmproot], settle=reserved)
+    run("remove", "asset", "demo", "models/w2.bin", cwd=ws)
+
+    # ---- audit --write: the declared inventory, its licences changed each time --
+    t = os.path.join(ws, "scrolls/lic/linux-x86_64-cpu")
+    os.makedirs(t)
+    with open(os.path.join(t, "scroll.json"), "w") as f:
+        json.dump({"schemaVersion": 3, "boxId": "lic", "modelId": "lic-model",
+                   "runtimeId": "plain", "version": "1.0.0", "sourceRevision": "abc",
+                   "target": {"platform": "linux", "arch": "x86_64", "accelerator": "cpu"},
+                   "pythonVersion": "3.12", "pixiVersion": "0.40.0",
+                   "selfTest": {"imports": ["json"]}}, f, indent=2)
+    licences = iter(["Zlib", "MIT", "BSD-3-Clause", "Apache-2.0"])  # the first for the setup
+
+    def relicensed():
+        cf = "https://conda.anaconda.org/conda-forge"
+        pkg = cf + "/linux-64/zlib-1.3.1-hb9d3cd8_2.conda"
+        with open(os.path.join(t, "pixi.lock"), "w") as f:
+            f.write("version: 6\nenvironments:\n  default:\n    channels:\n    - url: %s/\n"
+                    "    packages:\n      linux-64:\n      - conda: %s\npackages:\n"
+                    "- conda: %s\n  license: %s\n" % (cf, pkg, pkg, next(licences)))
+    relicensed()
+    run("audit", "lic/linux-x86_64-cpu", "--write", cwd=ws)  # declares the inventory
+    held_at("audit-write", sc("audit", "lic/linux-x86_64-cpu", "--write"), env, ws, ".tmp-",
+            [ws, tmproot], settle=relicensed)
+
+    # ---- audit --write, nothing declared: the inventory and its declaration are
+    # one edit, whole or undone, wherever the signal lands
+    inventory = os.path.join(t, "conda-licenses.json")
+
+    def undeclared():
+        if os.path.exists(inventory):
+            os.unlink(inventory)
+        with open(os.path.join(t, "scroll.json")) as f:
+            doc = json.load(f)
+        doc.pop("condaDependencyLicenseAudit", None)
+        with open(os.path.join(t, "scroll.json"), "w") as f:
+            json.dump(doc, f, indent=2)
+
+    def declared_iff_written():
+        with open(os.path.join(t, "scroll.json")) as f:
+            member = json.load(f).get("condaDependencyLicenseAudit")
+        return (member is not None) == os.path.exists(inventory), \
+            "declared %r, inventory %s" % (member, os.path.exists(inventory))
+    for at, step in (("inventory", ".conda-licenses.json.tmp-"), ("scroll", ".scroll.json.tmp-")):
+        held_at("audit-write-undeclared/at-" + at, sc("audit", "lic/linux-x86_64-cpu", "--write"),
+                env, ws, step, [ws, tmproot], settle=undeclared, whole=lambda: {inventory},
+                after=declared_iff_written)
+
+    # ---- keygen to chosen files: the pair is one step, written whole or not ----
+    keys = os.path.join(tmp, "chosen-keys")
+    pair = {keys, os.path.join(keys, "private.pem"), os.path.join(keys, "public.json")}
+    held_at("keygen-chosen-files", sc("keygen", "--private-key", os.path.join(keys, "private.pem"),
+                                      "--public-key", os.path.join(keys, "public.json")),
+            env, ws, ".tmp-", [tmp], settle=lambda: shutil.rmtree(keys, ignore_errors=True),
+            whole=lambda: pair)
+
+
+def cache_gc(env, tmp):
+    """cache gc makes no temporary name: it lists the cache, then, name by
+    name, hashes each entry in place and removes the partial, damaged and
+    foreign ones (unlink, or a foreign directory's tree).  The handler has
+    nothing to remove, and SCROLLCASE_TEST_HOLD no name to hold at.  So the
+    test waits until the first name (a partial download, first in name
+    order) is gone, with 48 MiB still to hash, and signals then: the gc ends
+    by the signal part way (a damaged entry is still there), every valid
+    entry is still there with its bytes, nothing is new, and a second gc
+    leaves exactly the valid entries (cache ls).  A gc that had removed
+    everything before the signal landed is tried again with bigger entries."""
+    import hashlib
+    cache = env["SCROLLCASE_CACHE"]
+    first = os.path.join(cache, "0" * 64 + ".part")
+    for sig in SIGNALS:
+        label = "cache-gc/%s" % sig.name
+        for size in (1 << 20, 2 << 20, 4 << 20):
+            shutil.rmtree(cache, ignore_errors=True)
+            os.mkdir(cache)
+            valid, damaged = {}, set()
+            with open(first, "wb") as f:
+                f.write(b"partial")
+            for _ in range(24):
+                body = os.urandom(size)
+                name = hashlib.sha256(body).hexdigest()
+                bad = hashlib.sha256(b"x" + body).hexdigest()
+                valid[name] = body
+                damaged.add(bad)
+                for name in (name, bad):
+                    with open(os.path.join(cache, name), "wb") as f:
+                        f.write(body)  # the damaged name: bytes that do not hash to it
+            before = tree(cache)
+            p = subprocess.Popen([SC, "cache", "gc"], env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE)
+            while os.path.exists(first) and p.poll() is None:
+                time.sleep(0.0005)
+            if p.poll() is None:
+                p.send_signal(sig)
+            _, err = p.communicate(timeout=120)
+            left_damaged = [n for n in damaged if os.path.exists(os.path.join(cache, n))]
+            if p.returncode != -sig or left_damaged:
+                break
+        ok(label + "/ends-by-the-signal", p.returncode == -sig,
+           "exit %s: %s" % (p.returncode, err.decode()[-300:]))
+        ok(label + "/part-way", bool(left_damaged), "every damaged entry was removed already")
+        now = tree(cache)
+        ok(label + "/nothing-new", now <= before, "new: %s" % sorted(now - before)[:3])
+        intact = 0
+        for name, body in valid.items():
+            try:
+                with open(os.path.join(cache, name), "rb") as f:
+                    intact += f.read() == body
+            except FileNotFoundError:
+                pass
+        ok(label + "/valid-entries-kept-whole", intact == len(valid),
+           "%d of %d kept whole" % (intact, len(valid)))
+        r = subprocess.run([SC, "cache", "gc"], env=env, capture_output=True)
+        ls = subprocess.run([SC, "cache", "ls", "--json"], env=env, capture_output=True)
+        listed = sorted(e["sha256"] for e in json.loads(ls.stdout)["entries"]) \
+            if ls.returncode == 0 else None
+        ok(label + "/gc-again-leaves-the-valid", r.returncode == 0 and listed == sorted(valid),
+           "gc exit %s, listed %s" % (r.returncode, listed and len(listed)))
+    shutil.rmtree(cache, ignore_errors=True)
 
 
 def limited(prlimit, argv, env, cwd):

@@ -73,6 +73,17 @@ check box-and-target 0 "$sc" audit demo --target linux-x86_64-cpu
 check box-single-target 0 "$sc" audit demo
 check by-directory 0 "$sc" audit "$t"
 
+# the inventory and its declaration are one edit: when the re-read of the box
+# refuses the declaration (here another target of the box is broken), the
+# inventory file is not left behind either
+mkdir -p "$ws/scrolls/demo/linux-aarch64-cpu"
+echo '{}' >"$ws/scrolls/demo/linux-aarch64-cpu/scroll.json"
+cp "$t/scroll.json" "$tmp/scroll.before"
+check write-undone 1 "$sc" audit demo/linux-x86_64-cpu --write
+expect write-undone-no-file test ! -e "$t/conda-licenses.json"
+expect write-undone-scroll-kept cmp -s "$t/scroll.json" "$tmp/scroll.before"
+rm -r "$ws/scrolls/demo/linux-aarch64-cpu"
+
 check write-undeclared 0 "$sc" audit demo/linux-x86_64-cpu --write
 expect_in write-line "$tmp/out" "and declared it in the scroll"
 expect_in declared "$t/scroll.json" '"condaDependencyLicenseAudit": "scrolls/demo/linux-x86_64-cpu/conda-licenses.json"'
