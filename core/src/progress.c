@@ -52,8 +52,9 @@ static void meter_send(sc_progress_meter *m, const char *item, int finished, uin
 
 static void meter_open(sc_progress_meter *m, sc_progress_fn fn, void *ctx, const char *step,
                        const char *item, uint64_t bytes_total, uint64_t files_total,
-                       uint64_t limit_ms)
+                       uint64_t limit_ms, const char *unit)
 {
+    m->unit = unit; /* every member is set here: a meter may live on the stack */
     m->fn = fn;
     m->ctx = ctx;
     m->step = step;
@@ -77,15 +78,14 @@ void sc_progress_meter_start_unit(sc_progress_meter *m, sc_progress_fn fn, void 
                                   const char *step, const char *item, uint64_t bytes_total,
                                   uint64_t files_total, const char *unit)
 {
-    m->unit = unit;
-    meter_open(m, fn, ctx, step, item, bytes_total, files_total, 0);
+    meter_open(m, fn, ctx, step, item, bytes_total, files_total, 0, unit);
 }
 
 void sc_progress_meter_start_runs(sc_progress_meter *m, sc_progress_fn fn, void *ctx,
                                   const char *step, const char *item, uint64_t runs,
                                   uint64_t limit_ms)
 {
-    meter_open(m, fn, ctx, step, item, 0, runs, limit_ms);
+    meter_open(m, fn, ctx, step, item, 0, runs, limit_ms, NULL);
 }
 
 void sc_progress_meter_add(sc_progress_meter *m, const char *item, uint64_t bytes,

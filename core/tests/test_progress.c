@@ -21,6 +21,8 @@
 #include "scrollcase/process.h"
 #include "scrollcase/progress.h"
 
+#include "progress_internal.h"
+
 static void progress_sizes_carry_the_exact_bytes(void)
 {
     char b[64];
@@ -350,6 +352,46 @@ static void progress_process_runs_tick_about_once_a_second(void)
     CU_ASSERT_TRUE(t.last >= 1000);
 }
 
+typedef struct units_seen {
+    int events;
+    int all_null, all_packages;
+} units_seen;
+
+static void on_unit(void *ctx, const sc_progress_event *e)
+{
+    units_seen *u = ctx;
+    u->events++;
+    if (e->unit != NULL)
+        u->all_null = 0;
+    if (e->unit == NULL || strcmp(e->unit, "packages") != 0)
+        u->all_packages = 0;
+}
+
+/* A meter is often a stack variable: every start sets every member, so an
+ * event's unit is the start's ("packages") or NULL, never what the stack held
+ * (a Release build crashed printing a garbage unit of a self-test's runs). */
+static void progress_event_unit_is_the_starts_whatever_the_meter_held(void)
+{
+    sc_progress_meter m;
+    units_seen u = {0, 1, 1};
+    memset(&m, 0xA5, sizeof m);
+    sc_progress_meter_start_runs(&m, on_unit, &u, "self-test", "t", 1, 1000);
+    sc_progress_meter_end(&m, 1);
+    CU_ASSERT_TRUE(u.events >= 2 && u.all_null);
+    memset(&m, 0xA5, sizeof m);
+    u = (units_seen){0, 1, 1};
+    sc_progress_meter_start(&m, on_unit, &u, "copy", "t", 10, 1);
+    sc_progress_meter_add(&m, "f", 10, 1);
+    sc_progress_meter_end(&m, 1);
+    CU_ASSERT_TRUE(u.events >= 2 && u.all_null);
+    memset(&m, 0xA5, sizeof m);
+    u = (units_seen){0, 1, 1};
+    sc_progress_meter_start_unit(&m, on_unit, &u, "link", "", 0, 2, "packages");
+    sc_progress_meter_add(&m, "p", 0, 2);
+    sc_progress_meter_end(&m, 1);
+    CU_ASSERT_TRUE(u.events >= 2 && u.all_packages);
+}
+
 void register_progress_tests(void)
 {
     CU_pSuite s = CU_add_suite("progress", NULL, NULL);
@@ -362,4 +404,5 @@ void register_progress_tests(void)
     SC_ADD_TEST(s, progress_is_silent_without_a_listener_and_never_changes_the_archive);
     SC_ADD_TEST(s, progress_verify_counts_records_and_bytes_and_fails_without_finishing);
     SC_ADD_TEST(s, progress_process_runs_tick_about_once_a_second);
+    SC_ADD_TEST(s, progress_event_unit_is_the_starts_whatever_the_meter_held);
 }
