@@ -224,12 +224,15 @@ static void end_children(int sig)
     int any = 0;
     for (int i = 0; i < SC_CLEANUP_SLOTS; i++) {
         child_slot *c = &g_children[i];
-        if (!is_set(&c->state))
+        pid_t pid = c->pid;
+        /* a child reaped by an earlier cleanup keeps its slot with pid 0:
+         * kill(0) or kill(-0) would signal our own process group */
+        if (!is_set(&c->state) || pid <= 0)
             continue;
         any = 1;
         if (c->group)
-            kill(-c->pid, sig);
-        kill(c->pid, sig);
+            kill(-pid, sig);
+        kill(pid, sig);
     }
     if (!any)
         return;

@@ -1287,11 +1287,18 @@ static int cmp_row(const void *a, const void *b)
                   ((const sc_wheel_record_row *)b)->path);
 }
 
+/* The first of the rows for path (identical rows are allowed, and bsearch
+ * may land on any of them), or NULL. */
 static sc_wheel_record_row *find_row(wheel_ctx *c, const char *path)
 {
+    if (c->nrows == 0)
+        return NULL;
     sc_wheel_record_row key;
     key.path = (char *)path;
-    return bsearch(&key, c->rows, c->nrows, sizeof *c->rows, cmp_row);
+    sc_wheel_record_row *row = bsearch(&key, c->rows, c->nrows, sizeof *c->rows, cmp_row);
+    while (row != NULL && row > c->rows && strcmp(row[-1].path, path) == 0)
+        row--;
+    return row;
 }
 
 /* RECORD rows have no hash by design for these members of the dist-info. */

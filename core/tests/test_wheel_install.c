@@ -535,6 +535,17 @@ static void test_member_missing_from_record_is_refused(void)
     expect_refused("unlisted", NULL, SC_E_WHEEL_RECORD_MISMATCH);
 }
 
+/* Identical rows for one member are one row: every copy is the member's,
+ * whichever of them a lookup finds first. */
+static void test_identical_record_rows_for_one_member_are_accepted(void)
+{
+    fx f;
+    fx_init(&f);
+    sc_error err;
+    SC_EXPECT_CODE(install(&f, "duprows", NULL, NULL, &err), SC_OK, &err);
+    fx_free(&f);
+}
+
 static void test_record_row_without_a_member_is_refused(void)
 {
     expect_refused("phantom", NULL, SC_E_WHEEL_RECORD_MISMATCH);
@@ -953,6 +964,7 @@ void register_wheel_install_tests(void)
     SC_ADD_TEST(s, test_member_size_differing_from_record_is_refused);
     SC_ADD_TEST(s, test_member_missing_from_record_is_refused);
     SC_ADD_TEST(s, test_record_row_without_a_member_is_refused);
+    SC_ADD_TEST(s, test_identical_record_rows_for_one_member_are_accepted);
     SC_ADD_TEST(s, test_record_hash_other_than_sha256_is_refused);
     SC_ADD_TEST(s, test_member_name_with_dotdot_is_refused);
     SC_ADD_TEST(s, test_absolute_member_name_is_refused);
