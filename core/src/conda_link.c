@@ -31,6 +31,7 @@
 #include "scrollcase/file.h"
 #include "scrollcase/json.h"
 #include "scrollcase/path.h"
+#include "scrollcase/remedy.h"
 
 static sc_code oom(sc_error *err)
 {
@@ -289,6 +290,7 @@ static sc_code mkdirs(const char *prefix, const char *rel, sc_error *err)
             continue;
         char c = path[i];
         path[i] = '\0';
+        struct stat st;
         if (mkdir(path, 0755) == 0) {
             if (chmod(path, 0755) != 0)
                 return sc_error_set(err, SC_E_IO, path, "cannot set the mode of %s: %s", path,
@@ -296,6 +298,13 @@ static sc_code mkdirs(const char *prefix, const char *rel, sc_error *err)
         } else if (errno != EEXIST) {
             return sc_error_set(err, SC_E_IO, path, "cannot create %s: %s", path,
                                 strerror(errno));
+        } else if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+            /* a soft link (of another package) where a directory goes: nothing
+             * is written through it, wherever it points (format-v3 20.2) */
+            return sc_error_set(err, SC_E_LINK_ENTRY, path + base,
+                                "%s is a soft link where a directory goes; a package's files "
+                                "and records are never written through one (%s)",
+                                path + base, SC_REMEDY_LOCK);
         }
         path[i] = c;
         if (c == '\0')
@@ -329,15 +338,18 @@ static sc_code write_bytes(const char *path, const void *bytes, size_t len, unsi
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            int e = errno;
+            int e = w == 0 ? EIO : errno; /* a write of nothing sets no errno */
             close(fd);
             return sc_error_set(err, SC_E_IO, path, "cannot write %s: %s", path, strerror(e));
         }
         p += w;
         len -= (size_t)w;
     }
-    if (fchmod(fd, mode) != 0 || close(fd) != 0)
-        return sc_error_set(err, SC_E_IO, path, "cannot write %s: %s", path, strerror(errno));
+    int e = fchmod(fd, mode) != 0 ? errno : 0;
+    if (close(fd) != 0 && e == 0)
+        e = errno;
+    if (e != 0)
+        return sc_error_set(err, SC_E_IO, path, "cannot write %s: %s", path, strerror(e));
     return SC_OK;
 }
 

@@ -1299,11 +1299,32 @@ static sc_code read_member(const char *dir, const char *rel, char **bytes, size_
 {
     *bytes = NULL;
     *len = 0;
+    struct stat st;
+    sc_code rc = SC_OK;
+    /* info/ itself must be a real directory: a member `info` that is a soft
+     * link would have its files read from wherever it points */
+    const char *slash = strchr(rel, '/');
+    if (slash != NULL) {
+        char *top = strndup(rel, (size_t)(slash - rel));
+        char *tp = top != NULL ? sc_path_join(dir, top) : NULL;
+        int nomem = tp == NULL;
+        int bad = !nomem && lstat(tp, &st) == 0 && !S_ISDIR(st.st_mode);
+        free(tp);
+        if (nomem) {
+            free(top);
+            return oom(err);
+        }
+        if (bad) {
+            rc = sc_error_set(err, SC_E_INVALID_PACKAGE, top,
+                              "%s/ is not a directory in the package (a link or a file)", top);
+            free(top);
+            return rc;
+        }
+        free(top);
+    }
     char *p = sc_path_join(dir, rel);
     if (p == NULL)
         return oom(err);
-    struct stat st;
-    sc_code rc = SC_OK;
     if (lstat(p, &st) != 0) {
         if (errno != ENOENT)
             rc = sc_error_set(err, SC_E_IO, p, "cannot read %s: %s", p, strerror(errno));

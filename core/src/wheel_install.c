@@ -1588,7 +1588,14 @@ static sc_code walk_parents(const char *prefix, const char *dest, int make, cons
             continue;
         full[i] = '\0';
         if (!make) {
-            if (stat(full, &st) == 0 && !S_ISDIR(st.st_mode))
+            /* lstat: a parent that is a soft link (a conda package's) would
+             * carry the wheel's file wherever it points */
+            if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
+                rc = sc_error_set(err, SC_E_LINK_ENTRY, full,
+                                  "%s: %s is a soft link in the environment; a wheel's file is "
+                                  "never written through one",
+                                  fname, full + base);
+            else if (rc == SC_OK && lstat(full, &st) == 0 && !S_ISDIR(st.st_mode))
                 rc = sc_error_set(err, SC_E_ENTRY_COLLISION, full,
                                   "%s: %s is in the environment and is not a directory", fname,
                                   full + base);

@@ -409,6 +409,19 @@ HOSTILE(test_zstd_bomb_stops_at_declared_size, "hostile-zstd-bomb.conda", SC_E_E
 HOSTILE(test_truncated_conda, "hostile-truncated.conda", SC_E_INVALID_ARCHIVE)
 HOSTILE(test_truncated_tar_bz2, "hostile-truncated.tar.bz2", SC_E_INVALID_ARCHIVE)
 HOSTILE(test_conda_without_pkg_member, "hostile-no-pkg.conda", SC_E_INVALID_ARCHIVE)
+/* info/ is read only from a real directory: a member `info` that is a soft
+ * link (here to good metadata elsewhere in the package) is refused for it. */
+static void test_info_that_is_a_soft_link_is_refused(void)
+{
+    fx f = fx_new("hostile-info-link.tar.bz2");
+    sc_conda_package *p = NULL;
+    sc_error err;
+    SC_EXPECT_CODE(extract(&f, NULL, &p, &err), SC_E_INVALID_PACKAGE, &err);
+    CU_ASSERT_PTR_NULL(p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "info/ is not a directory in the package"));
+    CU_ASSERT_EQUAL(kind_at(f.dir, "x"), 0);
+    fx_free(&f);
+}
 
 static void test_bzip2_bomb_stops_at_the_budget(void)
 {
@@ -869,6 +882,27 @@ static void test_order_ties_and_cycles_by_name(void)
     SC_EXPECT_CODE(sc_conda_link_order(twice, 2, order, &err), SC_E_INVALID_PACKAGE, &err);
 }
 
+/* Soft links of two packages that leave the prefix together (lk-a's k -> .,
+ * lk-b's conda-meta -> k/..): nothing is written through them, and nothing
+ * lands beside the prefix. */
+static void test_links_of_two_packages_never_carry_a_write_out_of_the_prefix(void)
+{
+    const char *names[] = {"lk-a-1.0-0.conda", "lk-b-1.0-0.conda"};
+    linked l = linked_new(names, 2);
+    sc_conda_link_options o = {l.prefix, NULL, NULL, NULL, 0, NULL, NULL, 0, 0};
+    sc_error err;
+    SC_EXPECT_CODE(sc_conda_link(l.lp, 2, &o, NULL, &err), SC_E_LINK_ENTRY, &err);
+    char *parent = strdup(l.prefix);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(parent);
+    char *slash = strrchr(parent, '/');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slash);
+    *slash = '\0';
+    CU_ASSERT_EQUAL(kind_at(parent, "lk-a-1.0-0.json"), 0);
+    CU_ASSERT_EQUAL(kind_at(parent, "lk-b-1.0-0.json"), 0);
+    free(parent);
+    linked_free(&l);
+}
+
 static void test_file_and_directory_later_package_wins(void)
 {
     /* share/fd: a file in fd-a, a directory in fd-b (after fd-a), a file in fd-c
@@ -1003,6 +1037,7 @@ void register_conda_package_tests(void)
     T(test_truncated_conda);
     T(test_truncated_tar_bz2);
     T(test_conda_without_pkg_member);
+    T(test_info_that_is_a_soft_link_is_refused);
     T(test_bzip2_bomb_stops_at_the_budget);
     T(test_bzip2_bomb_stops_at_the_default_budget);
     T(test_package_for_another_subdir);
@@ -1022,6 +1057,7 @@ void register_conda_package_tests(void)
     T(test_clobber_later_in_dependency_order_wins);
     T(test_order_ties_and_cycles_by_name);
     T(test_file_and_directory_later_package_wins);
+    T(test_links_of_two_packages_never_carry_a_write_out_of_the_prefix);
     T(test_case_only_clobber_on_case_folding_target);
     T(test_prefix_that_is_not_empty_is_refused);
     T(test_launcher_texts);
