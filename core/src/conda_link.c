@@ -594,9 +594,12 @@ static sc_code build_plan(const linker *l, const size_t *order, size_t n, plan *
         const sc_conda_package *p = l->pkgs[k].pkg;
         int py = p->noarch != NULL && strcmp(p->noarch, "python") == 0;
         if (py && o->site_packages == NULL)
-            return sc_error_set(err, SC_E_USAGE, p->name,
-                                "%s is a noarch python package but no site-packages directory "
-                                "was given (is there a python package in the lock?)", p->name);
+            /* a lock whose environment has no python for it: its records
+             * do not say noarch, so only the package itself tells */
+            return sc_error_set(err, SC_E_UNSUPPORTED_LOCK_PACKAGE, p->name,
+                                "%s is a noarch python package but the environment has no "
+                                "python package to install it for; add python to pixi.toml "
+                                "and run `%s`", p->name, SC_REMEDY_LOCK);
         for (size_t i = 0; i < p->n_paths; i++) {
             const sc_conda_path *sp = &p->paths[i];
             char dest[PATH_MAX];
