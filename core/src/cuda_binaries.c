@@ -25,6 +25,7 @@
 #include "scrollcase/cleanup.h"
 #include "scrollcase/file.h"
 #include "scrollcase/jobs.h"
+#include "scrollcase/strbuf.h"
 
 #include "jobs_internal.h"
 
@@ -584,6 +585,39 @@ static sc_code collect_libraries(sc_cuda_binaries *r, sc_error *err)
 
 /* A box archive (ZIP): extracted into a private temporary directory
  * ($TMPDIR, else /tmp), audited there, removed whatever happened. */
+/* In every unreadable file's message, the temporary extraction directory
+ * dir becomes the archive's path, so the report of a box archive does not
+ * depend on where it was extracted (its JSON is the same on every run). */
+static sc_code name_the_archive(sc_cuda_binaries *r, const char *dir, const char *archive,
+                                sc_error *err)
+{
+    size_t dl = strlen(dir);
+    for (size_t i = 0; i < r->file_count; i++) {
+        char *m = r->files[i].error;
+        if (m == NULL || strstr(m, dir) == NULL)
+            continue;
+        sc_strbuf b = SC_STRBUF_INIT;
+        sc_code rc = SC_OK;
+        for (const char *p = m, *hit; rc == SC_OK && *p != '\0'; p = hit + dl) {
+            hit = strstr(p, dir);
+            if (hit == NULL) {
+                rc = sc_strbuf_adds(&b, p);
+                break;
+            }
+            rc = sc_strbuf_add(&b, p, (size_t)(hit - p));
+            if (rc == SC_OK)
+                rc = sc_strbuf_adds(&b, archive);
+        }
+        char *named = rc == SC_OK ? sc_strbuf_detach(&b, NULL) : NULL;
+        sc_strbuf_free(&b);
+        if (named == NULL)
+            return oom(err, archive);
+        free(m);
+        r->files[i].error = named;
+    }
+    return SC_OK;
+}
+
 static sc_code audit_archive(const char *archive, unsigned jobs, sc_cuda_binaries *out,
                              sc_error *err)
 {
@@ -609,6 +643,8 @@ static sc_code audit_archive(const char *archive, unsigned jobs, sc_cuda_binarie
     sc_zip_close(z);
     if (rc == SC_OK)
         rc = sc_cuda_binaries_audit_jobs(dir, jobs, out, err);
+    if (rc == SC_OK)
+        rc = name_the_archive(out, dir, archive, err);
     (void)sc_cleanup_remove_dir(slot, dir);
     free(dir);
     return rc;
