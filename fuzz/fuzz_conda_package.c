@@ -15,7 +15,6 @@
  *     but the package file in the root; a success leaves the destination,
  *     which is removed again.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +27,8 @@
 #include "scrollcase/file.h"
 #include "scrollcase/path.h"
 
+#include "fuzz_dir.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char g_root[64];
@@ -38,20 +39,6 @@ static void remove_root(void)
         sc_error ignored;
         sc_file_remove_tree(g_root, &ignored);
     }
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
 }
 
 static void metadata(const uint8_t *data, size_t size, int legacy)
@@ -143,7 +130,7 @@ static void archive(const uint8_t *data, size_t size, int bz2)
     }
     sc_conda_package_free(pkg);
     unlink(file);
-    if (count_entries(g_root) != 0)
+    if (fuzz_count_entries(g_root) != 0)
         abort(); /* nothing left behind, nothing written beside dest */
 }
 

@@ -20,10 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include "scrollcase/archive_read.h"
 #include "scrollcase/file.h"
+
+#include "fuzz_dir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,20 +34,6 @@ static void remove_root(void)
 {
     if (g_root[0] != '\0')
         (void)rmdir(g_root);
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
 }
 
 static sc_code count_one(void *ctx, const sc_walk_entry *e, int *skip, sc_error *err)
@@ -91,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != SC_OK && rc != SC_E_IO && rc != SC_E_INVALID_ARCHIVE &&
         rc != SC_E_EXTRACTION_LIMIT && rc != SC_E_OUT_OF_MEMORY)
         abort();
-    if (count_entries(g_root) != 1) /* nothing beside the destination */
+    if (fuzz_count_entries(g_root) != 1) /* nothing beside the destination */
         abort();
     if (rc == SC_OK) {
         int dfd = open(dest, O_RDONLY | O_DIRECTORY);
@@ -117,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     sc_zip_close(z);
-    if (sc_file_remove_tree(dest, &err) != SC_OK || count_entries(g_root) != 0)
+    if (sc_file_remove_tree(dest, &err) != SC_OK || fuzz_count_entries(g_root) != 0)
         abort();
     return 0;
 }
